@@ -1,0 +1,66 @@
+# The two commands of the README:
+#   make book   set up .venv and the widget JavaScript, build the HTML book (offline, strict)
+#   make test   the same set-up, then every test tier
+# Other targets: make refresh (re-execute the notebooks), make clean.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+WIDGET_JS := _offline_static/widgets/embed-amd.js
+
+# Deterministic numerics under test: single-threaded BLAS, fixed hashing; the env's kernel.
+export OMP_NUM_THREADS=1
+export OPENBLAS_NUM_THREADS=1
+export MKL_NUM_THREADS=1
+export PYTHONHASHSEED=0
+export JUPYTER_PREFER_ENV_PATH=1
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# pytest exits with 5 when it collects nothing (for example an empty exercises/ folder).
+PYTEST = $(BIN)/python -m pytest
+ok_if_empty = status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
+
+.PHONY: book test setup build refresh lint clean
+
+setup: $(STAMP) $(WIDGET_JS)
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
+	touch $(STAMP)
+
+$(WIDGET_JS): package.json package-lock.json $(STAMP)
+	npm ci --no-audit --no-fund --loglevel=error
+	$(BIN)/python tools/vendor_js.py
+
+build: setup
+	$(BIN)/jupyter-book clean . --all
+	$(BIN)/jupyter-book build . -W -n --keep-going
+
+book: build
+	@echo
+	@echo "The book is built: open file://$(CURDIR)/_build/html/index.html"
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/python tools/check_notebooks.py
+	@echo "== tier 1: unit tests and doctests"
+	$(PYTEST) tests/unit redmax_edu; $(ok_if_empty)
+	@echo "== tier 2: the book's quantitative claims"
+	$(PYTEST) tests/claims; $(ok_if_empty)
+	@echo "== tier 3: the notebooks' stored outputs (nbval), then the strict offline book build"
+	REDMAX_EDU_FAST=1 $(PYTEST) book exercises; $(ok_if_empty)
+	$(MAKE) --no-print-directory build
+	$(BIN)/python tools/check_offline_html.py _build/html
+
+refresh: setup
+	$(BIN)/python tools/refresh_notebooks.py
+
+lint: setup
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf _build _offline_static .pytest_cache

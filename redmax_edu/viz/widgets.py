@@ -1,0 +1,70 @@
+"""Live ipywidgets explorers for Jupyter and Voila (they need a running Python kernel).
+
+Import this module only where widgets are wanted: the rest of the library runs without
+ipywidgets. Each explorer redraws the scene of its explorer function on every change.
+In the static HTML book the controls are a snapshot of the first state; the plotly
+players next to them are the views that respond there.
+"""
+
+import matplotlib.pyplot as plt
+
+from .draw import draw_scene
+from .explorers import TWIST_PRESETS, adjoint_scene, observer_pose, twist_scene
+
+try:
+    import ipywidgets as W
+except ImportError as exc:  # pragma: no cover - ipywidgets is in the [widgets] extra
+    raise ImportError("the live explorers need ipywidgets: pip install 'redmax_edu[widgets]'") from exc
+
+
+def scene_widget(make_scene, controls, *, columns=2):
+    """Controls on top, a matplotlib drawing of ``make_scene(**values)`` below, redrawn on change.
+
+    Parameters
+    ----------
+    make_scene : callable
+        Takes the controls' values as keyword arguments and returns a Scene.
+    controls : dict of str to ipywidgets.ValueWidget
+
+    Returns
+    -------
+    ipywidgets.VBox
+    """
+    def show(**values):
+        draw_scene(make_scene(**values))
+        plt.show()
+
+    out = W.interactive_output(show, controls)
+    boxes = list(controls.values())
+    rows = [W.HBox(boxes[k:k + columns]) for k in range(0, len(boxes), columns)]
+    return W.VBox([*rows, out])
+
+
+def _slider(value, lo, hi, description, step=0.05):
+    return W.FloatSlider(value=float(value), min=lo, max=hi, step=step, description=description,
+                         continuous_update=False, readout_format=".2f")
+
+
+def twist_explorer(phi=None, t=1.0):
+    """Sliders for the six twist coordinates and the time ``t`` of :func:`twist_scene`.
+
+    Starts at ``phi`` (default: the first of ``TWIST_PRESETS``, as in the static figure).
+    """
+    phi = TWIST_PRESETS["pure rotation"] if phi is None else phi
+    names = ["omega_x", "omega_y", "omega_z", "nu_x", "nu_y", "nu_z"]
+    controls = {n: _slider(v, -3.0, 3.0, n) for n, v in zip(names, phi, strict=True)}
+    controls["t"] = _slider(t, 0.0, 1.0, "t")
+
+    def make(t, **coords):
+        twist = [coords[n] for n in names]
+        if not any(twist):
+            twist[2] = 1e-9  # the zero twist has no screw; show it as (almost) no motion
+        return twist_scene(twist, t)
+
+    return scene_widget(make, controls)
+
+
+def adjoint_explorer(s=0.0):
+    """A slider that moves the observer frame b of :func:`adjoint_scene` (``observer_pose(s)``)."""
+    return scene_widget(lambda s: adjoint_scene(observer_pose(s)), {"s": _slider(s, 0.0, 1.0, "observer s")},
+                        columns=1)
