@@ -16,6 +16,8 @@ export MKL_NUM_THREADS=1
 export PYTHONHASHSEED=0
 export JUPYTER_PREFER_ENV_PATH=1
 export PIP_DISABLE_PIP_VERSION_CHECK=1
+# Plotly figures as the book stores them: without plotly.js, which the page supplies.
+export REDMAX_EDU_PLOTLY=page
 
 # pytest exits with 5 when it collects nothing (for example an empty exercises/ folder).
 PYTEST = $(BIN)/python -m pytest

@@ -5,7 +5,8 @@
 Scans every HTML page for ``<script src=...>`` and ``<link href=...>`` (stylesheets,
 preloads, module preloads) pointing at ``http://`` or ``https://``, and checks that the
 local assets the pages rely on (MathJax, require.js, the widget manager) were copied
-into the build. Exits with status 1 and lists the offenders otherwise.
+into the build, and that every page with a plotly figure loads the book's own plotly.js.
+Exits with status 1 and lists the offenders otherwise.
 """
 
 import re
@@ -14,7 +15,8 @@ from pathlib import Path
 
 REMOTE_SCRIPT = re.compile(r"<script\b[^>]*\bsrc\s*=\s*[\"']?(https?:)?//", re.I)
 REMOTE_LINK = re.compile(r"<link\b[^>]*\bhref\s*=\s*[\"']?(https?:)?//[^>]*>", re.I)
-LOCAL_ASSETS = ("_static/widgets/require.js", "_static/widgets/embed-amd.js")
+LOCAL_ASSETS = ("_static/widgets/require.js", "_static/widgets/embed-amd.js", "_static/plotly/plotly.min.js")
+LOCAL_PLOTLY = re.compile(r"<script\b[^>]*\bsrc\s*=\s*[\"'][./]*_static/plotly/plotly\.min\.js", re.I)
 
 
 def offenders(html):
@@ -33,8 +35,12 @@ def main(args):
         return 1
     bad = 0
     for page in pages:
-        for tag in offenders(page.read_text(encoding="utf-8", errors="replace")):
+        html = page.read_text(encoding="utf-8", errors="replace")
+        for tag in offenders(html):
             print(f"{page.relative_to(root)}: remote asset {tag[:120]}")
+            bad += 1
+        if "plotly-graph-div" in html and not LOCAL_PLOTLY.search(html):
+            print(f"{page.relative_to(root)}: has a plotly figure but does not load the book's plotly.js")
             bad += 1
     for asset in LOCAL_ASSETS:
         if not (root / asset).exists():

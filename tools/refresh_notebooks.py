@@ -4,7 +4,8 @@
     python tools/refresh_notebooks.py book/01_maximal/05_adjoint.ipynb
 
 Timing metadata is not recorded and the widget state is stored, so that the built HTML
-shows the widgets. BLAS runs single-threaded, as under test, so that the stored outputs
+shows the widgets. Plotly figures are stored without plotly.js, which the built page
+supplies (REDMAX_EDU_PLOTLY=page). BLAS runs single-threaded, as under test, so that the stored outputs
 are what ``pytest --nbval`` reproduces. Long runs are not shortened here (fast mode off).
 """
 
@@ -19,6 +20,7 @@ for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 os.environ.setdefault("JUPYTER_PREFER_ENV_PATH", "1")
 os.environ.setdefault("PYTHONHASHSEED", "0")
 os.environ.pop("REDMAX_EDU_FAST", None)
+os.environ["REDMAX_EDU_PLOTLY"] = "page"  # the built page supplies plotly.js; outputs stay small
 
 import nbformat  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402

@@ -47,8 +47,11 @@ def draw_scene(scene, ax=None, *, title=None, show_notes=True):
     return ax
 
 
-def draw_panels(scenes, titles=None, *, ncols=3, panel_size=4.2, notes_height=1.0):
-    """Several scenes side by side, each with its notes underneath (an explorer's static figure).
+def draw_panels(scenes, titles=None, *, ncols=3, panel_size=4.2):
+    """Several scenes side by side: the static figure of an explorer. Returns the figure.
+
+    The scenes' notes are not drawn (at this size they would be unreadable); print them
+    under the figure instead, e.g. ``print(scene.notes)``.
 
     Parameters
     ----------
@@ -58,8 +61,6 @@ def draw_panels(scenes, titles=None, *, ncols=3, panel_size=4.2, notes_height=1.
     ncols : int
     panel_size : float
         Width and height of one 3D panel, in inches.
-    notes_height : float
-        Room left under each panel for its notes, in inches.
 
     Returns
     -------
@@ -68,13 +69,9 @@ def draw_panels(scenes, titles=None, *, ncols=3, panel_size=4.2, notes_height=1.
     titles = [None] * len(scenes) if titles is None else list(titles)
     ncols = min(ncols, len(scenes))
     nrows = -(-len(scenes) // ncols)
-    cell_h = panel_size + notes_height
-    fig = plt.figure(figsize=(panel_size * ncols, cell_h * nrows))
+    fig = plt.figure(figsize=(panel_size * ncols, panel_size * nrows))
     for k, (scene, title) in enumerate(zip(scenes, titles, strict=True)):
-        row, col = divmod(k, ncols)
-        left = col / ncols
-        bottom = 1 - (row + 1) * cell_h / (cell_h * nrows) + notes_height / (cell_h * nrows)
-        ax = fig.add_axes((left + 0.01, bottom, 1 / ncols - 0.02, panel_size / (cell_h * nrows) * 0.92),
-                          projection="3d")
-        draw_scene(scene, ax, title=title)
+        draw_scene(scene, fig.add_subplot(nrows, ncols, k + 1, projection="3d"), title=title,
+                   show_notes=False)
+    fig.subplots_adjust(left=0.02, right=0.98, bottom=0.05, top=0.93, wspace=0.08)
     return fig

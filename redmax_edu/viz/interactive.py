@@ -6,6 +6,8 @@ as the slider moves. :func:`scene_player` builds one from a sequence of scenes m
 the same explorer function.
 """
 
+import os
+
 import numpy as np
 
 from .scene import AXIS_COLORS, Arrow, Frame, Marker, Path, union_bounds
@@ -19,12 +21,19 @@ def _go():
     return go
 
 
-def use_offline_renderer():
-    """Make plotly figures display as self-contained HTML that needs no network.
+#: Set to "page" when notebooks are executed for the book (tools/refresh_notebooks.py, make
+#: test): the built page then supplies plotly.js (book/_ext/book_assets.py), so the stored
+#: outputs stay small. Unset (live Jupyter), the library is embedded once per session.
+PLOTLY_ENV = "REDMAX_EDU_PLOTLY"
 
-    Plotly's own "notebook" renderer embeds plotly.js (once per notebook) but also adds a
-    MathJax ``<script>`` from a CDN to every figure. This renderer does the same without
-    MathJax, which the figures here do not use (the book's pages load their own).
+
+def use_offline_renderer():
+    """Make plotly figures display as HTML that loads nothing from the network.
+
+    Plotly's own "notebook" renderer embeds plotly.js once per session but also adds a
+    MathJax ``<script>`` from a CDN to every figure; this renderer does not, and it does not
+    start animations on load. Under ``REDMAX_EDU_PLOTLY=page`` it does not embed plotly.js
+    either: the book's page provides it.
     """
     import plotly.io as pio
     from plotly.io._base_renderers import NotebookRenderer
@@ -32,10 +41,13 @@ def use_offline_renderer():
     class OfflineNotebookRenderer(NotebookRenderer):
         def to_mimebundle(self, fig_dict):
             html = pio.to_html(fig_dict, config=self.config, include_plotlyjs=False, include_mathjax=False,
-                               full_html=False, default_width="100%", default_height=525, validate=False)
+                               full_html=False, auto_play=False, default_width="100%",
+                               default_height=525, validate=False)
             return {"text/html": html}
 
-    pio.renderers["redmax_offline"] = OfflineNotebookRenderer()
+    renderer = OfflineNotebookRenderer()
+    renderer.global_init = os.environ.get(PLOTLY_ENV) != "page"
+    pio.renderers["redmax_offline"] = renderer
     pio.renderers.default = "redmax_offline"
 
 
