@@ -49,6 +49,17 @@ def _check_choice(value, choices, name):
 def tangent_dim(x, space="vector"):
     """Number of independent perturbation directions of ``x`` in ``space``.
 
+    Parameters
+    ----------
+    x : array_like
+        An array (``"vector"``), a 4x4 transform (``"se3"``) or a 3x3 rotation (``"so3"``).
+    space : {"vector", "se3", "so3"}
+
+    Returns
+    -------
+    int
+        ``x.size``, 6 or 3.
+
     Examples
     --------
     >>> tangent_dim(np.zeros((2, 3))), tangent_dim(np.eye(4), "se3"), tangent_dim(np.eye(3), "so3")
