@@ -12,9 +12,12 @@ Three kinds of argument ``x`` are supported through ``space``:
 ``"se3"``
     ``x`` is a 4x4 rigid transform, perturbed along body twists, ``E exp(h [e_k])``, the
     perturbation of Eq. (1.11) and (1.20) of the writeup (``n = 6``). A plain ``E + h e_k``
-    would leave SE(3) and test the wrong thing.
+    would leave SE(3) and test the wrong thing. A stack of transforms, shape ``(m, 4, 4)``
+    (the poses of m bodies), is perturbed body by body: ``n = 6 m``, body-major, which is the
+    layout of maximal coordinates.
 ``"so3"``
-    ``x`` is a 3x3 rotation, perturbed as ``R exp(h [e_k])`` (``n = 3``).
+    ``x`` is a 3x3 rotation (or a stack of them), perturbed as ``R exp(h [e_k])`` (``n = 3``
+    per rotation).
 
 Three difference formulas are offered through ``method``: ``"forward"`` (error O(h)),
 ``"central"`` (error O(h^2)) and ``"complex"``, the complex step ``Im f(x + i h e_k) / h``
@@ -52,21 +55,32 @@ def tangent_dim(x, space="vector"):
     Parameters
     ----------
     x : array_like
-        An array (``"vector"``), a 4x4 transform (``"se3"``) or a 3x3 rotation (``"so3"``).
+        An array (``"vector"``), a 4x4 transform or a stack of them, shape ``(m, 4, 4)``
+        (``"se3"``), or a 3x3 rotation or a stack of them (``"so3"``).
     space : {"vector", "se3", "so3"}
 
     Returns
     -------
     int
-        ``x.size``, 6 or 3.
+        ``x.size``, ``6 m`` or ``3 m``.
 
     Examples
     --------
     >>> tangent_dim(np.zeros((2, 3))), tangent_dim(np.eye(4), "se3"), tangent_dim(np.eye(3), "so3")
     (6, 6, 3)
+    >>> tangent_dim(np.stack([np.eye(4)] * 5), "se3")
+    30
     """
     _check_choice(space, SPACES, "space")
-    return {"vector": np.size(x), "se3": 6, "so3": 3}[space]
+    shape = np.shape(x)
+    if space == "vector":
+        return int(np.prod(shape))
+    size = {"se3": 4, "so3": 3}[space]
+    if len(shape) not in (2, 3) or shape[-2:] != (size, size):
+        raise ValueError(f"argument 'x' must have shape ({size}, {size}) or (m, {size}, {size}) "
+                         f"for space {space!r}, got {shape}")
+    count = 1 if len(shape) == 2 else shape[0]
+    return {"se3": 6, "so3": 3}[space] * count
 
 
 def perturb(x, dx, space="vector"):
@@ -75,9 +89,11 @@ def perturb(x, dx, space="vector"):
     Parameters
     ----------
     x : array_like
-        The point (an array, a 4x4 transform, or a 3x3 rotation).
+        The point: an array, a 4x4 transform (or a stack ``(m, 4, 4)``), or a 3x3 rotation
+        (or a stack ``(m, 3, 3)``).
     dx : array_like, shape (tangent_dim(x, space),)
-        The step, real or complex.
+        The step, real or complex; for a stack, body-major (``dx[6 k: 6 k + 6]`` moves
+        transform ``k``).
     space : {"vector", "se3", "so3"}
 
     Returns
@@ -89,15 +105,22 @@ def perturb(x, dx, space="vector"):
     >>> E = perturb(np.eye(4), [0, 0, 0, 1e-3, 0, 0], "se3")
     >>> E[:3, 3]
     array([0.001, 0.   , 0.   ])
+    >>> Es = perturb(np.stack([np.eye(4)] * 2), [0] * 6 + [0, 0, 0, 0, 0, 2.0], "se3")
+    >>> Es[:, 2, 3]
+    array([0., 2.])
     """
-    _check_choice(space, SPACES, "space")
+    n = tangent_dim(x, space)
     x = np.asarray(x)
     dx = np.asarray(dx)
+    if dx.shape != (n,):
+        raise ValueError(f"argument 'dx' must have shape ({n},), got {dx.shape}")
     if space == "vector":
         return x + dx.reshape(x.shape)
-    if space == "se3":
-        return x @ exp_se3(dx)
-    return x @ exp_so3(dx)
+    exp = exp_se3 if space == "se3" else exp_so3
+    if x.ndim == 2:
+        return x @ exp(dx)
+    k = n // len(x)
+    return np.stack([xi @ exp(dx[k * i: k * i + k]) for i, xi in enumerate(x)])
 
 
 def numerical_derivative(f, x, h=None, *, method="central", space="vector"):

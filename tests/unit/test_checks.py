@@ -19,7 +19,7 @@ from redmax_edu.checks import (
     step_sweep,
     tangent_dim,
 )
-from redmax_edu.lie import brac, random_rotation, random_transform
+from redmax_edu.lie import brac, exp_se3, material_jacobian, random_rotation, random_transform
 
 #: Accuracy of each method with its default step on functions with O(1) derivatives:
 #: forward truncation ~h = 1e-6; central truncation h^2 = 1e-12 below round-off eps/h = 1e-10;
@@ -283,3 +283,43 @@ def test_derivative_index_first_is_rejected():
     assert check_derivative(f, x, right).ok
     with pytest.raises(ValueError, match="derivative index last"):
         check_derivative(f, x, right.T)
+
+
+# --- stacks of poses: the layout of maximal coordinates -------------------------------------------
+
+def test_se3_stack_perturbation_moves_each_body_by_its_own_block(rng):
+    Es = np.stack([random_transform(rng) for _ in range(3)])
+    dx = rng.standard_normal(18)
+    moved = perturb(Es, dx, "se3")
+    for k in range(3):
+        np.testing.assert_allclose(moved[k], Es[k] @ exp_se3(dx[6 * k: 6 * k + 6]), atol=1e-14)
+    assert tangent_dim(Es, "se3") == 18 and tangent_dim(Es[:, :3, :3], "so3") == 9
+
+
+def test_derivative_over_a_stack_of_poses_is_block_diagonal_in_material_jacobians(rng):
+    # d(world points)/d(body twists) for two bodies: body k's point depends on body k only
+    Es = np.stack([random_transform(rng) for _ in range(2)])
+    r = rng.standard_normal((2, 3))
+
+    def points(Es):
+        return np.concatenate([(E @ np.append(rk, 1.0))[:3] for E, rk in zip(Es, r, strict=True)])
+
+    analytic = np.zeros((6, 12))
+    for k in range(2):
+        analytic[3 * k: 3 * k + 3, 6 * k: 6 * k + 6] = material_jacobian(Es[k], r[k])
+    assert check_derivative(points, Es, analytic, space="se3").ok
+    swapped = analytic.copy()
+    swapped[:3, :6], swapped[:3, 6:] = analytic[:3, 6:], analytic[:3, :6]
+    assert not check_derivative(points, Es, swapped, space="se3").ok
+
+
+@pytest.mark.parametrize(("x", "space"), [(np.eye(3), "se3"), (np.zeros((2, 4, 3)), "se3"),
+                                         (np.eye(4), "so3")])
+def test_tangent_dim_rejects_shapes_that_are_not_transforms_or_rotations(x, space):
+    with pytest.raises(ValueError, match="'x'"):
+        tangent_dim(x, space)
+
+
+def test_perturb_rejects_a_step_of_the_wrong_length():
+    with pytest.raises(ValueError, match="'dx'"):
+        perturb(np.eye(4), np.zeros(5), "se3")
