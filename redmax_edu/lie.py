@@ -21,6 +21,7 @@ from ._validate import as_array, as_rotation, as_transform
 
 __all__ = [
     "brac", "unbrac", "exp_so3", "log_so3", "exp_se3", "log_se3", "inv_se3",
+    "left_jacobian_so3", "left_jacobian_inverse_so3", "right_jacobian_so3", "right_jacobian_inverse_so3",
     "adjoint", "ad", "adjoint_dot", "gamma", "material_jacobian", "screw",
     "random_rotation", "random_transform",
 ]
@@ -246,7 +247,7 @@ def exp_se3(phi):
     b = _one_minus_cos_over(t)
     E = np.zeros((4, 4), dtype=phi.dtype)
     E[:3, :3] = np.eye(3) + _sin_over(t) * W + b * W2
-    E[:3, 3] = (np.eye(3) + b * W + _t_minus_sin_over(t) * W2) @ nu
+    E[:3, 3] = (np.eye(3) + b * W + _t_minus_sin_over(t) * W2) @ nu  # V = left_jacobian_so3(w)
     E[3, 3] = 1.0
     return E
 
@@ -276,9 +277,121 @@ def log_se3(E):
     """
     E = as_transform(E, "E")
     w = log_so3(E[:3, :3])
+    return np.concatenate([w, _left_jacobian_inverse(w) @ E[:3, 3]])
+
+
+def _left_jacobian_inverse(w):
     W = _hat3(w)
-    Vinv = np.eye(3) - 0.5 * W + _vinv_coefficient(np.sqrt(w @ w)) * (W @ W)
-    return np.concatenate([w, Vinv @ E[:3, 3]])
+    return np.eye(3) - 0.5 * W + _vinv_coefficient(np.sqrt(w @ w)) * (W @ W)
+
+
+def left_jacobian_so3(w):
+    """The left Jacobian of SO(3): ``exp([w + d]) = exp([J_l(w) d]) exp([w])`` to first order in d.
+
+    ``J_l(w) = I + ((1 - cos t)/t^2) [w] + ((t - sin t)/t^3) [w]^2`` with ``t = |w|``. It is also
+    the matrix V of :func:`exp_se3`, which maps the linear part of a twist to the
+    translation it produces, and the inverse of the map U of the ArtiSynth notes (Eq. 0.45)
+    that turns an angular velocity in the base frame into the rate of the rotation vector.
+
+    Parameters
+    ----------
+    w : array_like, shape (3,)
+        Rotation vector, real or complex.
+
+    Returns
+    -------
+    ndarray, shape (3, 3)
+
+    Examples
+    --------
+    >>> w, d = np.array([0.4, -1.0, 0.3]), 1e-7 * np.array([1.0, 2.0, -1.0])
+    >>> lhs = exp_so3(w + d)
+    >>> rhs = exp_so3(left_jacobian_so3(w) @ d) @ exp_so3(w)
+    >>> bool(np.allclose(lhs, rhs, rtol=0, atol=1e-13))
+    True
+
+    Taught in book/01_maximal/09_forces.
+    """
+    w = as_array(w, (3,), "w")
+    t = np.sqrt(w @ w)
+    W = _hat3(w)
+    return np.eye(3) + _one_minus_cos_over(t) * W + _t_minus_sin_over(t) * (W @ W)
+
+
+def left_jacobian_inverse_so3(w):
+    """The inverse of :func:`left_jacobian_so3`: ``I - [w]/2 + ((1 - (t/2) cot(t/2))/t^2) [w]^2``.
+
+    It turns an angular velocity (or small rotation) applied on the left, in the base frame,
+    into the rate of change of the rotation vector: ``d/dt log(R) = J_l^-1 omega`` when
+    ``dR/dt = [omega] R``. Singular at ``|w| = 2 pi``; ``log_so3`` never returns such angles.
+
+    Parameters
+    ----------
+    w : array_like, shape (3,)
+
+    Returns
+    -------
+    ndarray, shape (3, 3)
+
+    Examples
+    --------
+    >>> w = np.array([0.4, -1.0, 0.3])
+    >>> bool(np.allclose(left_jacobian_inverse_so3(w) @ left_jacobian_so3(w), np.eye(3)))
+    True
+
+    Taught in book/01_maximal/09_forces.
+    """
+    return _left_jacobian_inverse(as_array(w, (3,), "w"))
+
+
+def right_jacobian_so3(w):
+    """The right Jacobian of SO(3): ``exp([w + d]) = exp([w]) exp([J_r(w) d])`` to first order in d.
+
+    ``J_r(w) = J_l(-w) = J_l(w)^T``. It maps the rate of a rotation vector to the body-frame
+    angular velocity: if ``R = exp([w(t)])`` then ``R^T dR/dt = [J_r(w) dw/dt]``, which is why
+    it reappears as the motion subspace of a spherical joint in exponential coordinates.
+
+    Parameters
+    ----------
+    w : array_like, shape (3,)
+
+    Returns
+    -------
+    ndarray, shape (3, 3)
+
+    Examples
+    --------
+    >>> w, d = np.array([0.4, -1.0, 0.3]), 1e-7 * np.array([1.0, 2.0, -1.0])
+    >>> lhs, rhs = exp_so3(w + d), exp_so3(w) @ exp_so3(right_jacobian_so3(w) @ d)
+    >>> bool(np.allclose(lhs, rhs, rtol=0, atol=1e-13))
+    True
+
+    Taught in book/01_maximal/09_forces.
+    """
+    return left_jacobian_so3(-as_array(w, (3,), "w"))
+
+
+def right_jacobian_inverse_so3(w):
+    """The inverse of :func:`right_jacobian_so3`: ``log(exp([w]) exp([xi])) = w + J_r^-1(w) xi + O(xi^2)``.
+
+    Parameters
+    ----------
+    w : array_like, shape (3,)
+
+    Returns
+    -------
+    ndarray, shape (3, 3)
+
+    Examples
+    --------
+    >>> w, xi = np.array([0.4, -1.0, 0.3]), 1e-7 * np.array([1.0, 2.0, -1.0])
+    >>> lhs = log_so3(exp_so3(w) @ exp_so3(xi))
+    >>> bool(np.allclose(lhs, w + right_jacobian_inverse_so3(w) @ xi, rtol=0, atol=1e-13))
+    True
+
+    Taught in book/01_maximal/09_forces.
+    """
+    return _left_jacobian_inverse(-as_array(w, (3,), "w"))
 
 
 def inv_se3(E):

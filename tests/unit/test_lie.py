@@ -19,11 +19,15 @@ from redmax_edu.lie import (
     exp_so3,
     gamma,
     inv_se3,
+    left_jacobian_inverse_so3,
+    left_jacobian_so3,
     log_se3,
     log_so3,
     material_jacobian,
     random_rotation,
     random_transform,
+    right_jacobian_inverse_so3,
+    right_jacobian_so3,
     screw,
     unbrac,
 )
@@ -551,3 +555,46 @@ def test_vinv_coefficient_matches_its_defining_identity(rng):
         V = np.eye(3) + b * W + c * W @ W
         Vinv = np.eye(3) - 0.5 * W + lie._vinv_coefficient(np.float64(t)) * W @ W
         np.testing.assert_allclose(Vinv @ V, np.eye(3), rtol=0, atol=1e-14)
+
+
+# --- Jacobians of SO(3) ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("angle", [0.0, 1e-8, 1e-2 * (1 + 1e-12), 1.0, np.pi - 1e-8])
+def test_right_jacobian_maps_rotation_vector_rates_to_body_angular_velocity(rng, angle):
+    # d/ds exp(w + s d) at s = 0 equals exp(w) [J_r(w) d]: checked by the complex step, which is
+    # exact to round-off here because exp_so3 is analytic in w
+    w, d = angle * unit_vector(rng), rng.standard_normal(3)
+    R = exp_so3(w)
+    numeric = numerical_derivative(lambda s: exp_so3(w + s[0] * d), [0.0], method="complex")[..., 0]
+    np.testing.assert_allclose(numeric, R @ brac(right_jacobian_so3(w) @ d), rtol=0, atol=1e-13)
+    np.testing.assert_allclose(numeric, brac(left_jacobian_so3(w) @ d) @ R, rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize("angle", [0.0, 1e-8, 1.0, 3.0, np.pi - 1e-8])
+def test_right_jacobian_inverse_is_the_derivative_of_log_along_body_rotations(rng, angle):
+    w = angle * unit_vector(rng)
+    check = check_derivative(lambda xi: log_so3(exp_so3(w) @ exp_so3(xi)), np.zeros(3),
+                             right_jacobian_inverse_so3(w))
+    assert check.ok, check.error
+    check = check_derivative(lambda xi: log_so3(exp_so3(xi) @ exp_so3(w)), np.zeros(3),
+                             left_jacobian_inverse_so3(w))
+    assert check.ok, check.error
+
+
+def test_so3_jacobian_check_catches_left_and_right_swapped(rng):
+    w = 1.3 * unit_vector(rng)
+    check = check_derivative(lambda xi: log_so3(exp_so3(w) @ exp_so3(xi)), np.zeros(3),
+                             left_jacobian_inverse_so3(w))
+    assert not check.ok
+
+
+def test_so3_jacobians_are_transposes_and_inverses(rng):
+    w = 2.0 * unit_vector(rng)
+    np.testing.assert_allclose(right_jacobian_so3(w), left_jacobian_so3(w).T, atol=1e-15)
+    np.testing.assert_allclose(right_jacobian_inverse_so3(w) @ right_jacobian_so3(w), np.eye(3), atol=1e-14)
+    np.testing.assert_allclose(left_jacobian_inverse_so3(w) @ left_jacobian_so3(w), np.eye(3), atol=1e-14)
+
+
+def test_left_jacobian_is_the_v_matrix_of_exp_se3(rng):
+    phi = twist_with_angle(rng, 1.7)
+    np.testing.assert_allclose(exp_se3(phi)[:3, 3], left_jacobian_so3(phi[:3]) @ phi[3:], atol=1e-15)
