@@ -1,0 +1,230 @@
+"""Joints and contacts as constraints on body twists (§1.10-1.13).
+
+A joint keeps two bodies' twists related at a joint frame. Expressed in the joint frame j
+(attached to body a), the relative twist of a with respect to b is
+
+    delta_phi_j = A_j_a phi_a - A_j_a A_a_0 A_0_b phi_b          (Eq. 1.84)
+
+and each joint type sets some of its six rows to zero: all of them for a weld, all but
+the rotation about z for a hinge, the three translations for a ball joint. Contacts ask
+the velocity of a touching point along the contact normal to be non-negative (Eq. 1.91)
+and, with friction, bound the tangential impulse by a pyramid (Eq. 1.100-1.101).
+
+Constraints hold at the velocity level, so positions drift; ``error`` gives the
+position-level violation used by Baumgarte stabilisation (Eq. 1.97).
+
+Taught in book/01_maximal/10_joints and book/01_maximal/11_contact.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validate import as_array, as_transform
+from ..lie import adjoint, gamma, inv_se3, log_se3
+
+__all__ = ["JOINT_ROWS", "Joint", "GroundContact", "pyramid_directions"]
+
+#: Constrained rows of the relative twist (omega_x, omega_y, omega_z, nu_x, nu_y, nu_z) in
+#: the joint frame, per joint type. The free motions are about/along the joint's z axis.
+JOINT_ROWS = {
+    "fixed": (0, 1, 2, 3, 4, 5),
+    "revolute": (0, 1, 3, 4, 5),  # free: rotation about z
+    "prismatic": (0, 1, 2, 3, 4),  # free: translation along z
+    "cylindrical": (0, 1, 3, 4),  # free: rotation about and translation along z
+    "spherical": (3, 4, 5),  # free: all rotations
+    "planar": (0, 1, 5),  # free: translation in the xy plane, rotation about z
+}
+
+
+@dataclass(frozen=True)
+class Joint:
+    """A joint between body ``a`` and body ``b`` (``b = -1``: the world), as constraint rows.
+
+    Parameters
+    ----------
+    kind : str
+        A key of :data:`JOINT_ROWS`.
+    a, b : int
+        Body indices; ``b`` may be -1 for the world.
+    E_a_j : array_like, shape (4, 4)
+        The joint frame in body a's coordinates.
+    E_b_j : array_like, shape (4, 4)
+        The joint frame in body b's coordinates (a world pose when ``b = -1``); at
+        assembly both describe the same frame.
+    name : str
+    compliance : float
+        Inverse stiffness ``alpha >= 0`` of a soft constraint (ArtiSynth notes §0.11); 0 is rigid.
+    damping : float
+        Damping time ``beta >= 0`` of a soft constraint.
+
+    Examples
+    --------
+    >>> E = np.stack([np.eye(4), np.eye(4)])
+    >>> hinge = Joint.at("revolute", 0, 1, np.eye(4), E)
+    >>> hinge.jacobian(E).shape
+    (5, 12)
+    """
+
+    kind: str
+    a: int
+    b: int
+    E_a_j: np.ndarray
+    E_b_j: np.ndarray
+    name: str = ""
+    compliance: float = 0.0
+    damping: float = 0.0
+    rows: tuple = field(init=False)
+
+    def __post_init__(self):
+        label = self.label
+        if self.kind not in JOINT_ROWS:
+            raise ValueError(f"{label}: unknown kind {self.kind!r}; choose one of {sorted(JOINT_ROWS)}")
+        if not isinstance(self.a, (int, np.integer)) or self.a < 0:
+            raise ValueError(f"{label}: body 'a' must be an index >= 0, got {self.a!r}")
+        if not isinstance(self.b, (int, np.integer)) or self.b < -1 or self.b == self.a:
+            raise ValueError(f"{label}: body 'b' must be another body's index or -1 (world), got {self.b!r}")
+        for attr in ("E_a_j", "E_b_j"):
+            try:
+                object.__setattr__(self, attr, as_transform(getattr(self, attr), attr))
+            except ValueError as err:
+                raise ValueError(f"{label}: {err}") from None
+        for attr in ("compliance", "damping"):
+            value = float(getattr(self, attr))
+            if not np.isfinite(value) or value < 0:
+                raise ValueError(f"{label}: {attr} must be finite and >= 0, got {value}")
+            object.__setattr__(self, attr, value)
+        object.__setattr__(self, "rows", JOINT_ROWS[self.kind])
+
+    @property
+    def label(self):
+        """How error messages name the joint."""
+        if self.name:
+            return f"joint {self.name!r}"
+        return f"{self.kind} joint between bodies {self.a} and {self.b}"
+
+    @classmethod
+    def at(cls, kind, a, b, E_w_j, E, **kwargs):
+        """A joint whose frame has world pose ``E_w_j`` when the bodies have poses ``E`` (n, 4, 4)."""
+        E_w_j = as_transform(E_w_j, "E_w_j")
+        E_a_j = inv_se3(E[a]) @ E_w_j
+        E_b_j = E_w_j if b < 0 else inv_se3(E[b]) @ E_w_j
+        return cls(kind, a, b, E_a_j, E_b_j, **kwargs)
+
+    def jacobian(self, E):
+        """The constraint rows of Eq. (1.84), ``G`` of shape (len(rows), 6 n): ``G Phi = delta_phi_j``."""
+        n = len(E)
+        G = np.zeros((6, 6 * n))
+        A_j_a = adjoint(inv_se3(self.E_a_j))
+        G[:, 6 * self.a: 6 * self.a + 6] = A_j_a
+        if self.b >= 0:
+            A_a_b = adjoint(inv_se3(E[self.a]) @ E[self.b])  # A_a_0 A_0_b
+            G[:, 6 * self.b: 6 * self.b + 6] = -A_j_a @ A_a_b
+        return G[list(self.rows)]
+
+    def error(self, E):
+        """Position-level violation: the constrained rows of ``log(E_jb^-1 E_ja)``.
+
+        ``E_ja`` and ``E_jb`` are the world poses of the joint frame as carried by body a
+        and by body b. The error is zero while the joint holds, and its rate is
+        ``jacobian(E) @ Phi`` there, which is what Baumgarte stabilisation (Eq. 1.97) needs.
+        """
+        E_ja = E[self.a] @ self.E_a_j
+        E_jb = self.E_b_j if self.b < 0 else E[self.b] @ self.E_b_j
+        return log_se3(inv_se3(E_jb) @ E_ja)[list(self.rows)]
+
+
+def _unit(v, name):
+    """``v / |v|``, or a ValueError naming the argument when ``v`` is zero."""
+    length = np.linalg.norm(v)
+    if length == 0:
+        raise ValueError(f"argument '{name}' must be a nonzero vector")
+    return v / length
+
+
+def pyramid_directions(normal):
+    """The four tangent directions ``+t1, +t2, -t1, -t2`` of a contact: the friction pyramid of §1.13.
+
+    Examples
+    --------
+    >>> pyramid_directions([0, 0, 1.0])
+    array([[ 1.,  0.,  0.],
+           [ 0.,  1.,  0.],
+           [-1.,  0.,  0.],
+           [ 0., -1.,  0.]])
+    """
+    n = _unit(as_array(normal, (3,), "normal"), "normal")
+    if abs(n[2]) == 1.0:  # a horizontal ground: use the world x and y axes
+        t1 = np.array([np.sign(n[2]), 0.0, 0.0])
+    else:
+        t1 = np.cross([0.0, 0.0, 1.0], n)
+        t1 /= np.linalg.norm(t1)
+    t2 = np.cross(n, t1)
+    return np.array([t1, t2, -t1, -t2]) + 0.0
+
+
+@dataclass(frozen=True)
+class GroundContact:
+    """Hard contact (and pyramid friction) between points on a body and a ground plane (§1.11, §1.13).
+
+    Parameters
+    ----------
+    body : int
+    points : array_like, shape (m, 3)
+        Candidate contact points in body coordinates (e.g. the corners of a box).
+    mu : float
+        Friction coefficient; 0 means frictionless.
+    plane_point, plane_normal : array_like, shape (3,)
+        The ground plane; the normal points out of the ground.
+    margin : float
+        Points closer to the plane than this are treated as (possibly) in contact.
+    """
+
+    body: int
+    points: np.ndarray
+    mu: float = 0.0
+    plane_point: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    plane_normal: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 1.0]))
+    margin: float = 1e-2
+
+    def __post_init__(self):
+        if not isinstance(self.body, (int, np.integer)) or self.body < 0:
+            raise ValueError(f"contact: 'body' must be an index >= 0, got {self.body!r}")
+        pts = np.atleast_2d(np.asarray(self.points, dtype=float))
+        object.__setattr__(self, "points", as_array(pts, (pts.shape[0], 3), "points"))
+        if not np.isfinite(self.mu) or self.mu < 0:
+            raise ValueError(f"contact on body {self.body}: 'mu' must be >= 0, got {self.mu}")
+        object.__setattr__(self, "plane_point", as_array(self.plane_point, (3,), "plane_point"))
+        n = _unit(as_array(self.plane_normal, (3,), "plane_normal"), "plane_normal")
+        object.__setattr__(self, "plane_normal", n)
+
+    def distances(self, E):
+        """Signed distance of each candidate point from the plane (negative inside), shape (m,)."""
+        R, p = E[self.body, :3, :3], E[self.body, :3, 3]
+        return ((self.points @ R.T + p) - self.plane_point) @ self.plane_normal
+
+    def rows(self, E):
+        """Rows for the points within ``margin`` of the plane.
+
+        Returns
+        -------
+        N : ndarray, shape (k, 6 n)
+            Normal rows ``n^T R Gamma(r)`` (Eq. 1.91): ``N Phi`` is each point's normal speed.
+        T : ndarray, shape (4 k, 6 n)
+            Tangent rows, four pyramid directions per point (§1.13).
+        d : ndarray, shape (k,)
+            Signed distances of those points.
+        """
+        n_bodies = len(E)
+        d_all = self.distances(E)
+        active = np.flatnonzero(d_all < self.margin)
+        R = E[self.body, :3, :3]
+        dirs = pyramid_directions(self.plane_normal)
+        N = np.zeros((len(active), 6 * n_bodies))
+        T = np.zeros((4 * len(active), 6 * n_bodies))
+        s = slice(6 * self.body, 6 * self.body + 6)
+        for k, i in enumerate(active):
+            J = R @ gamma(self.points[i])  # Eq. (1.90)
+            N[k, s] = self.plane_normal @ J
+            T[4 * k: 4 * k + 4, s] = dirs @ J
+        return N, T, d_all[active]

@@ -1,0 +1,136 @@
+"""A system of rigid bodies in maximal coordinates: bodies, forces, joints and contacts.
+
+Taught in book/01_maximal/08_integration.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validate import ROTATION_TOL
+from ..units import GRAVITY
+from .body import RigidBody, spatial_momentum
+from .constraints import GroundContact, Joint
+from .forces import Coriolis, Force, ForceTerms, Gravity
+
+__all__ = ["System"]
+
+
+@dataclass(frozen=True)
+class System:
+    """Rigid bodies with the forces, joints and contacts acting on them.
+
+    Gravity and the Coriolis wrench of each body (Eq. 1.21-1.22) are always included;
+    ``forces`` adds the rest (springs, damping, penalty contact, ...).
+
+    Parameters
+    ----------
+    bodies : sequence of RigidBody
+    forces : sequence of Force
+    joints : sequence of Joint
+    contacts : sequence of GroundContact
+    gravity : array_like, shape (3,)
+        World gravity, m/s^2 (zero to switch it off).
+
+    Examples
+    --------
+    >>> body = RigidBody("ball", 1.0, [0.4, 0.4, 0.4])
+    >>> system = System([body])
+    >>> E, phi = system.rest_state()
+    >>> system.evaluate(E, phi).f
+    array([ 0.  ,  0.  ,  0.  ,  0.  ,  0.  , -9.81])
+    """
+
+    bodies: tuple
+    forces: tuple = ()
+    joints: tuple = ()
+    contacts: tuple = ()
+    gravity: np.ndarray = field(default_factory=lambda: GRAVITY.copy())
+    _internal: tuple = field(init=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "bodies", tuple(self.bodies))
+        object.__setattr__(self, "forces", tuple(self.forces))
+        object.__setattr__(self, "joints", tuple(self.joints))
+        object.__setattr__(self, "contacts", tuple(self.contacts))
+        object.__setattr__(self, "gravity", np.asarray(self.gravity, dtype=float))
+        n = len(self.bodies)
+        if n == 0:
+            raise ValueError("a system needs at least one body")
+        for k, body in enumerate(self.bodies):
+            if not isinstance(body, RigidBody):
+                raise ValueError(f"bodies[{k}] is a {type(body).__name__}, not a RigidBody")
+        names = [b.name for b in self.bodies]
+        if len(set(names)) != n:
+            raise ValueError(f"body names must be unique, got {names}")
+        for force in self.forces:
+            if not isinstance(force, Force):
+                raise ValueError(f"forces must be Force objects, got {type(force).__name__}")
+            force.check_bodies(n)
+        for joint in self.joints:
+            if not isinstance(joint, Joint) or joint.a >= n or joint.b >= n:
+                raise ValueError(f"{getattr(joint, 'label', joint)} refers to a body the system lacks")
+        for contact in self.contacts:
+            if not isinstance(contact, GroundContact) or contact.body >= n:
+                raise ValueError(f"contact on body {getattr(contact, 'body', '?')} refers to a missing body")
+        internal = [Coriolis(i, b.M) for i, b in enumerate(self.bodies)]
+        if np.any(self.gravity != 0):
+            internal += [Gravity(i, b.mass, self.gravity) for i, b in enumerate(self.bodies)]
+        object.__setattr__(self, "_internal", tuple(internal))
+
+    @property
+    def n(self):
+        """Number of bodies."""
+        return len(self.bodies)
+
+    def mass_matrix(self):
+        """The block-diagonal maximal mass matrix, shape (6n, 6n)."""
+        M = np.zeros((6 * self.n, 6 * self.n))
+        for i, body in enumerate(self.bodies):
+            M[6 * i: 6 * i + 6, 6 * i: 6 * i + 6] = body.M
+        return M
+
+    def rest_state(self):
+        """All bodies at the world origin, at rest: ``E`` (n, 4, 4) and ``phi`` (n, 6)."""
+        return np.stack([np.eye(4)] * self.n), np.zeros((self.n, 6))
+
+    def check_state(self, E, phi):
+        """Validate a state; returns float arrays ``E`` (n, 4, 4) and ``phi`` (n, 6).
+
+        Raises ValueError naming the body whose pose is not rigid or whose values are not finite.
+        """
+        E = np.asarray(E, dtype=float)
+        phi = np.asarray(phi, dtype=float)
+        if E.shape != (self.n, 4, 4) or phi.shape != (self.n, 6):
+            raise ValueError(f"state must have E of shape ({self.n}, 4, 4) and phi of shape ({self.n}, 6), "
+                             f"got {E.shape} and {phi.shape}")
+        for i, body in enumerate(self.bodies):
+            if not (np.isfinite(E[i]).all() and np.isfinite(phi[i]).all()):
+                raise ValueError(f"body {body.name!r}: the state contains NaN or infinite values")
+            R = E[i, :3, :3]
+            if np.abs(R.T @ R - np.eye(3)).max() > ROTATION_TOL or np.linalg.det(R) < 0:
+                raise ValueError(f"body {body.name!r}: pose is not a rigid transform")
+        return E, phi
+
+    def evaluate(self, E, phi):
+        """Sum of all forces with their stiffness and damping matrices (:class:`ForceTerms`)."""
+        total = ForceTerms.zeros(self.n)
+        for force in self._internal + self.forces:
+            total = total + force.evaluate(E, phi)
+        return total
+
+    def kinetic_energy(self, phi):
+        """Sum of ``phi_i^T M_i phi_i / 2``."""
+        return 0.5 * sum(float(p @ b.M @ p) for b, p in zip(self.bodies, phi, strict=True))
+
+    def potential_energy(self, E):
+        """Gravity plus the potential energy of every conservative force."""
+        return float(sum(f.potential_energy(E) for f in self._internal + self.forces))
+
+    def energy(self, E, phi):
+        """Total mechanical energy."""
+        return self.kinetic_energy(phi) + self.potential_energy(E)
+
+    def momentum(self, E, phi):
+        """Total spatial momentum in world coordinates (angular about the origin, linear), shape (6,)."""
+        return sum(spatial_momentum(E[i], b.M, phi[i]) for i, b in enumerate(self.bodies))
