@@ -34,3 +34,25 @@ def plot_step_sweeps(sweeps, ax=None, *, title="", eps_line=True):
     ax.set(xlabel="step h (decreasing to the right)", ylabel="relative error", title=title)
     ax.legend()
     return ax
+
+
+def plot_force_terms(terms, axes, *, title=""):
+    """Draw a force's ``f`` (bar chart) and its ``K`` and ``D`` matrices (heat maps) on three axes.
+
+    Parameters
+    ----------
+    terms : ForceTerms
+        From ``force.evaluate(E, phi)``.
+    axes : sequence of three matplotlib Axes
+    title : str
+        Prefix of the axes titles.
+    """
+    ax_f, ax_K, ax_D = axes
+    ax_f.bar(np.arange(len(terms.f)), terms.f, color="#1f77b4")
+    ax_f.set(title=f"{title} f".strip(), xlabel="maximal coordinate")
+    for ax, M, name in ((ax_K, terms.K, "K = df/dq"), (ax_D, terms.D, "D = df/dphi")):
+        scale = max(np.abs(M).max(), 1e-300)
+        ax.imshow(M, cmap="RdBu_r", vmin=-scale, vmax=scale)
+        ax.set(title=f"{title} {name}".strip(), xticks=[], yticks=[])
+        ax.grid(False)
+    return axes

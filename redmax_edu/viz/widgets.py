@@ -68,3 +68,30 @@ def adjoint_explorer(s=0.0):
     """A slider that moves the observer frame b of :func:`adjoint_scene` (``observer_pose(s)``)."""
     return scene_widget(lambda s: adjoint_scene(observer_pose(s)), {"s": _slider(s, 0.0, 1.0, "observer s")},
                         columns=1)
+
+
+def force_explorer(examples):
+    """Pick a force from ``examples`` and see its f, K and D and their finite-difference check.
+
+    Parameters
+    ----------
+    examples : dict of str to (Force, E, phi)
+        Each force with the state (poses (n, 4, 4), twists (n, 6)) to evaluate it at.
+    """
+    from ..checks import check_derivative
+    from .plots import plot_force_terms
+
+    def show(name):
+        force, E, phi = examples[name]
+        terms = force.evaluate(E, phi)
+        n = len(E)
+        k_check = check_derivative(lambda X: force.evaluate(X, phi).f, E, terms.K, space="se3")
+        d_check = check_derivative(lambda p: force.evaluate(E, p.reshape(n, 6)).f, phi.ravel(), terms.D)
+        fig, axes = plt.subplots(1, 3, figsize=(11, 3.2))
+        plot_force_terms(terms, axes, title=name)
+        plt.show()
+        print(k_check.verdict("K"), "| relative error", f"{k_check.error:.0e}")
+        print(d_check.verdict("D"), "| relative error", f"{d_check.error:.0e}")
+
+    choice = W.Dropdown(options=list(examples), description="force")
+    return W.VBox([choice, W.interactive_output(show, {"name": choice})])

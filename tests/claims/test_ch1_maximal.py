@@ -1,0 +1,363 @@
+"""Claims of book/01_maximal pages 06, 08, 10, 11 and 12 (§1.6, §1.8, §1.10-1.13, ArtiSynth asides)."""
+
+import numpy as np
+import pytest
+
+from redmax_edu.lie import adjoint, exp_se3, inv_se3, random_transform
+from redmax_edu.maximal.body import RigidBody, newton_euler_acceleration
+from redmax_edu.maximal.constraints import GroundContact, Joint
+from redmax_edu.maximal.forces import Attachment, PointSpring
+from redmax_edu.maximal.simulate import simulate, simulate_rk45, step
+from redmax_edu.maximal.solve import contact_qp, projected_gauss_seidel, qp_to_lcp
+from redmax_edu.maximal.system import System
+
+# --- §1.6 -------------------------------------------------------------------------------------
+
+
+def test_s1_6_newton_euler_matches_the_classic_form(rng):
+    """§1.6: 'Eq. (1.21) and Eq. (1.23) agree'."""
+    I_rot, m = np.array([0.2, 0.5, 0.6]), 2.0
+    M = np.diag(np.concatenate([I_rot, [m, m, m]]))
+    for _ in range(10):
+        phi, wrench = rng.standard_normal(6), rng.standard_normal(6)
+        w, nu = phi[:3], phi[3:]
+        classic = np.concatenate([(-np.cross(w, I_rot * w) + wrench[:3]) / I_rot,
+                                  (-np.cross(w, m * nu) + wrench[3:]) / m])
+        np.testing.assert_allclose(newton_euler_acceleration(M, phi, wrench), classic, atol=1e-12)
+
+
+@pytest.fixture(scope="module")
+def book():
+    return RigidBody.cuboid("book", [0.24, 0.16, 0.04], density=600.0)
+
+
+def test_s1_6_free_flight_conserves_energy_and_world_angular_momentum(book):
+    """§1.6: RK45 keeps energy and world angular momentum to 1e-9 relative over 10 s."""
+    free = System([book], gravity=np.zeros(3))
+    traj = simulate_rk45(free, np.eye(4)[None], np.array([[1.0, 0.5, 4.0, 0, 0, 0]]), 10.0, samples=101)
+    L = np.array([free.momentum(E, p)[:3] for E, p in zip(traj.E, traj.phi, strict=True)])
+    assert np.abs(traj.energy - traj.energy[0]).max() / traj.energy[0] < 1e-9
+    assert np.abs(L - L[0]).max() / np.linalg.norm(L[0]) < 1e-9
+
+
+def _first_flip_time(system, axis, wobble, t_end=12.0):
+    phi0 = np.zeros((1, 6))
+    phi0[0, axis] = 4.0
+    phi0[0, (axis + 1) % 3] = wobble
+    run = simulate_rk45(system, np.eye(4)[None], phi0, t_end, samples=1201)
+    flipped = np.flatnonzero(run.phi[:, 0, axis] < 0)
+    return run.t[flipped[0]] if len(flipped) else np.inf
+
+
+def test_s1_6_only_the_middle_axis_flips(book):
+    """§1.6: spins about the extreme axes are stable; the middle axis flips over."""
+    free = System([book], gravity=np.zeros(3))
+    assert np.isinf(_first_flip_time(free, 0, 0.01))
+    assert np.isfinite(_first_flip_time(free, 1, 0.01))
+    assert np.isinf(_first_flip_time(free, 2, 0.01))
+
+
+def test_s1_6_a_hundred_times_smaller_wobble_delays_the_flip_by_ln100_over_lambda(book):
+    """§1.6, 'Try this': each factor 100 in the wobble costs ln(100)/lambda seconds, with
+    lambda^2 = omega^2 (I2 - I1)(I3 - I2)/(I1 I3). Measured to 10%: the linearisation
+    holds only while the wobble is small, which is most of the time before a flip."""
+    free = System([book], gravity=np.zeros(3))
+    I1, I2, I3 = book.moments
+    lam = 4.0 * np.sqrt((I2 - I1) * (I3 - I2) / (I1 * I3))
+    delay = _first_flip_time(free, 1, 1e-4, t_end=20.0) - _first_flip_time(free, 1, 1e-2)
+    assert delay == pytest.approx(np.log(100) / lam, rel=0.10)
+
+
+# --- §1.8 -------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def bungee():
+    box = RigidBody.cuboid("box", [0.4, 0.3, 0.2], mass=1.0)
+    spring = PointSpring(Attachment(0, [0, 0, 0]), Attachment(-1, [0, 0, 0]), stiffness=20.0)
+    E0 = exp_se3([0.3, 0.2, 0.1, 0.5, 0.0, -0.8])[None]
+    phi0 = np.array([[0.0, 0.0, 1.0, 0.5, 0.0, 0.0]])
+    return box, System([box], forces=[spring]), E0, phi0
+
+
+def test_s1_8_energy_behaviour_of_the_three_euler_methods(bungee):
+    """§1.8: over 10 s at h = 0.01, explicit Euler's energy grows more than tenfold,
+    symplectic Euler's stays within 0.3 J, linearly implicit Euler's never rises, and RK45's
+    is constant to 1e-7."""
+    _, system, E0, phi0 = bungee
+    runs = {m: simulate(system, E0, phi0, 0.01, 1000, method=m)
+            for m in ("explicit", "symplectic", "implicit")}
+    e0 = runs["explicit"].energy[0]
+    assert runs["explicit"].energy[-1] > 10 * e0
+    assert np.abs(runs["symplectic"].energy - e0).max() < 0.3
+    assert np.all(np.diff(runs["implicit"].energy) <= 1e-12) and runs["implicit"].energy[-1] < e0
+    reference = simulate_rk45(system, E0, phi0, 10.0)
+    assert np.abs(reference.energy - e0).max() < 1e-7
+
+
+def test_s1_8_all_three_methods_are_first_order(bungee):
+    """§1.8: 'All three are first-order methods' (fitted slope within 0.5 of 1)."""
+    _, system, E0, phi0 = bungee
+    reference = simulate_rk45(system, E0, phi0, 1.0, samples=2)
+    steps = np.array([0.02, 0.01, 0.005, 0.0025])
+    for method in ("explicit", "symplectic", "implicit"):
+        ends = [simulate(system, E0, phi0, h, int(round(1 / h)), method=method).E[-1, 0, :3, 3]
+                for h in steps]
+        errors = [np.linalg.norm(end - reference.E[-1, 0, :3, 3]) for end in ends]
+        assert abs(np.polyfit(np.log(steps), np.log(errors), 1)[0] - 1) < 0.5
+
+
+def test_s1_8_offset_spring_defeats_symplectic_but_not_implicit_euler(bungee):
+    """§1.8: with the spring 10 cm off the centre of mass, symplectic Euler's energy grows by
+    more than 5 J in 5 s and the run diverges before 10 s, while linearly implicit Euler's
+    energy never rises."""
+    box, _, E0, phi0 = bungee
+    spring = PointSpring(Attachment(0, [0, 0, 0.1]), Attachment(-1, [0, 0, 0]), 20.0)
+    offset = System([box], forces=[spring])
+    sym = simulate(offset, E0, phi0, 0.01, 500, method="symplectic")
+    imp = simulate(offset, E0, phi0, 0.01, 1000, method="implicit")
+    assert sym.energy[-1] - sym.energy[0] > 5
+    with pytest.raises(ValueError, match="diverged"):
+        simulate(offset, E0, phi0, 0.01, 1000, method="symplectic")
+    assert np.all(np.diff(imp.energy) <= 1e-12)
+
+
+def test_s1_8_an_explicit_rotation_lengthens_a_vector(rng):
+    """§1.8: doing a rotation explicitly lengthens a vector by sqrt(1 + (h omega)^2) per step."""
+    omega, h = rng.standard_normal(3), 0.05
+    v = np.cross(omega, rng.standard_normal(3))  # perpendicular to omega
+    stepped = v + h * np.cross(omega, v)
+    factor = np.sqrt(1 + (h * np.linalg.norm(omega)) ** 2)
+    assert np.linalg.norm(stepped) == pytest.approx(np.linalg.norm(v) * factor)
+
+
+def _spring_box(stiffness):
+    box = RigidBody.cuboid("box", [0.4, 0.3, 0.2], mass=1.0)
+    return box, System([box], forces=[PointSpring(Attachment(0, [0, 0, 0]), Attachment(-1, [0, 0, 0]),
+                                                  stiffness)], gravity=np.zeros(3))
+
+
+def test_s1_8_stiff_spring_breaks_explicit_methods_not_implicit():
+    """§1.8: at k = 1e5, h = 0.01 explicit and symplectic Euler blow up; linearly implicit is
+    stable and damps the energy below 1e-6 of the start in 1 s."""
+    _, stiff = _spring_box(1e5)
+    E = np.eye(4)[None].copy()
+    E[0, 0, 3] = 0.01
+    for method in ("explicit", "symplectic"):
+        with pytest.raises(ValueError, match="diverged"):
+            simulate(stiff, E, np.zeros((1, 6)), 0.01, 100, method=method)
+    run = simulate(stiff, E, np.zeros((1, 6)), 0.01, 100, method="implicit")
+    assert run.energy[-1] < 1e-6 * run.energy[0]
+
+
+@pytest.mark.parametrize(("h_omega", "stable"), [(1.9, True), (2.1, False)])
+def test_s1_8_symplectic_euler_is_stable_below_h_omega_2(h_omega, stable):
+    """§1.8: the stability limit of symplectic Euler is h omega = 2."""
+    h = 0.01
+    _, system = _spring_box((h_omega / h) ** 2)  # unit mass: omega^2 = k
+    E = np.eye(4)[None].copy()
+    E[0, 0, 3] = 0.01
+    if stable:
+        run = simulate(system, E, np.zeros((1, 6)), h, 2000, method="symplectic")
+        assert run.energy.max() < 50 * run.energy[0]  # bounded (the discrete energy oscillates)
+    else:
+        with pytest.raises(ValueError, match="diverged"):
+            simulate(system, E, np.zeros((1, 6)), h, 2000, method="symplectic")
+
+
+# --- §1.10 and §1.12 --------------------------------------------------------------------------
+
+L_ROD, WIDTH = 1.0, 0.05
+HINGE_FRAME = exp_se3([-np.pi / 2, 0, 0, 0, 0, 0])
+
+
+@pytest.fixture(scope="module")
+def rod():
+    return RigidBody.cuboid("rod", [WIDTH, WIDTH, L_ROD], mass=1.0)
+
+
+def test_s1_10_hinge_rows_are_eq_1_84_and_allow_only_the_hinge_spin(rng):
+    """§1.10: the jacobian is the kept rows of Eq. (1.84); spin about the hinge axis is
+    allowed, about another axis it is not."""
+    E = np.stack([random_transform(rng) for _ in range(2)])
+    hinge = Joint.at("revolute", 0, 1, random_transform(rng), E)
+    A = adjoint(inv_se3(hinge.E_a_j))
+    G = np.hstack([A, -A @ adjoint(inv_se3(E[0])) @ adjoint(E[1])])
+    np.testing.assert_allclose(hinge.jacobian(E), G[[0, 1, 3, 4, 5]], atol=1e-12)
+    for axis, allowed in ((2, True), (0, False)):
+        twist = np.zeros(6)
+        twist[axis] = 1.0
+        Phi = np.concatenate([adjoint(hinge.E_a_j) @ twist, np.zeros(6)])
+        assert np.allclose(hinge.jacobian(E) @ Phi, 0, atol=1e-12) == allowed
+
+
+def test_s1_10_hanging_rod_reaction_is_its_weight(rod):
+    """§1.10: the hinge reaction of a rod hanging at rest is exactly its weight, upward."""
+    E = exp_se3([0, 0, 0, 0, 0, -L_ROD / 2])[None]
+    system = System([rod], joints=[Joint.at("revolute", 0, -1, HINGE_FRAME, E)])
+    _, phi, info = step(system, E, np.zeros((1, 6)), 0.01)
+    np.testing.assert_allclose(phi, 0, atol=1e-14)
+    np.testing.assert_allclose(info.solution.impulse / 0.01, [0, 0, 0, 0, 0, 9.81], atol=1e-10)
+
+
+def test_s1_10_pendulum_period_matches_the_corrected_small_angle_formula(rod):
+    """§1.10: at 5 degrees the period is T0 (1 + theta0^2/16) to 1e-5, and the pivot of a
+    single pendulum never drifts (joint error below 1e-12)."""
+    theta0 = np.radians(5.0)
+    E = (exp_se3([0, theta0, 0, 0, 0, 0]) @ exp_se3([0, 0, 0, 0, 0, -L_ROD / 2]))[None]
+    system = System([rod], joints=[Joint.at("revolute", 0, -1, HINGE_FRAME, E)])
+    d = L_ROD / 2
+    T0 = 2 * np.pi * np.sqrt((rod.moments[0] + rod.mass * d**2) / (rod.mass * 9.81 * d))
+    h = 1e-3
+    run = simulate(system, E, np.zeros((1, 6)), h, int(3 * T0 / h))
+    x = run.E[:, 0, 0, 3]
+    up = np.flatnonzero((x[:-1] < 0) & (x[1:] >= 0))
+    period = np.diff(run.t[up] - x[up] * h / (x[up + 1] - x[up])).mean()
+    assert period / (T0 * (1 + theta0**2 / 16)) == pytest.approx(1.0, abs=1e-5)
+    assert run.joint_error.max() < 1e-12
+
+
+def test_s1_12_double_pendulum_drifts_and_baumgarte_bounds_it():
+    """§1.12: without stabilisation the double pendulum's joints drift by more than 1 cm in
+    10 s; Baumgarte with gamma = 10 keeps the drift at least 5 times smaller."""
+    link = RigidBody.cuboid("link", [WIDTH, WIDTH, L_ROD], mass=1.0)
+    link2 = RigidBody.cuboid("link2", [WIDTH, WIDTH, L_ROD], mass=1.0)
+    E1 = exp_se3([0, np.pi / 3, 0, 0, 0, 0]) @ exp_se3([0, 0, 0, 0, 0, -L_ROD / 2])
+    elbow = E1 @ exp_se3([0, 0, 0, 0, 0, -L_ROD / 2])
+    E2 = elbow @ exp_se3([0, 0.3, 0, 0, 0, 0]) @ exp_se3([0, 0, 0, 0, 0, -L_ROD / 2])
+    E = np.stack([E1, E2])
+    elbow_frame = HINGE_FRAME.copy()
+    elbow_frame[:3, 3] = elbow[:3, 3]
+    system = System([link, link2], joints=[Joint.at("revolute", 0, -1, HINGE_FRAME, E),
+                                           Joint.at("revolute", 1, 0, elbow_frame, E)])
+    drift = {g: simulate(system, E, np.zeros((2, 6)), 0.005, 2000, baumgarte=g).joint_error.max()
+             for g in (0.0, 10.0)}
+    assert drift[0.0] > 1e-2
+    assert drift[10.0] < drift[0.0] / 5
+
+
+@pytest.mark.parametrize("alpha", [1e-2, 1e-3, 1e-4])
+def test_s1_12_soft_joint_sags_by_weight_times_compliance(rod, alpha):
+    """ArtiSynth §0.11 (page 10): a rod on a soft hinge sags by about m g alpha (to 1%)."""
+    E = exp_se3([0, 0, 0, 0, 0, -L_ROD / 2])[None]
+    system = System([rod], joints=[Joint.at("revolute", 0, -1, HINGE_FRAME, E, compliance=alpha,
+                                            damping=0.05)])
+    run = simulate(system, E, np.zeros((1, 6)), 0.01, 300)
+    assert E[0, 2, 3] - run.E[-1, 0, 2, 3] == pytest.approx(rod.mass * 9.81 * alpha, rel=0.01)
+
+
+def test_s1_10_redundant_hinge_is_named(rod):
+    """§1.10: a second hinge on the same axis is reported by name."""
+    E = exp_se3([0, 0, 0, 0, 0, -L_ROD / 2])[None]
+    system = System([rod], joints=[Joint.at("revolute", 0, -1, HINGE_FRAME, E, name="first"),
+                                   Joint.at("revolute", 0, -1, HINGE_FRAME, E, name="second")])
+    with pytest.raises(ValueError, match="joint 'second' is redundant"):
+        step(system, E, np.zeros((1, 6)), 0.01)
+
+
+# --- §1.11 and §1.13 --------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def box():
+    return RigidBody.cuboid("box", [0.2, 0.1, 0.1], mass=1.0)
+
+
+def _drop(box, mu, solver="qp"):
+    E = exp_se3([0.3, 0.2, 0.1, 0, 0, 0])
+    E[:3, 3] = [0.0, 0.0, 0.5]
+    system = System([box], contacts=[GroundContact(0, box.corners(), mu=mu, margin=0.02)])
+    return simulate(system, E[None], np.array([[0, 0, 0, 0.5, 0, 0]]), 0.005, 400, contact_solver=solver)
+
+
+def test_s1_11_dropped_box_lands_without_sinking(box):
+    """§1.11: no corner sinks more than 1e-6 m; frictionless it keeps sliding; with mu = 0.6
+    it comes to rest."""
+    for mu in (0.0, 0.6):
+        run = _drop(box, mu)
+        lowest = min(GroundContact(0, box.corners()).distances(E).min() for E in run.E)
+        assert lowest > -1e-6
+        if mu == 0.0:
+            assert np.abs(run.phi[-1, 0, 3:]).max() > 0.1
+        else:
+            assert np.abs(run.phi[-1]).max() < 1e-6
+
+
+def _incline(box, theta_deg, solver, mu=0.5, T=1.0, h=0.01):
+    theta = np.radians(theta_deg)
+    normal = np.array([np.sin(theta), 0.0, np.cos(theta)])
+    E = exp_se3([0, theta, 0, 0, 0, 0])
+    E[:3, 3] = 0.05 * normal
+    system = System([box], contacts=[GroundContact(0, box.corners(), mu=mu, plane_normal=normal)])
+    run = simulate(system, E[None], np.zeros((1, 6)), h, int(T / h), contact_solver=solver)
+    moved = run.E[-1, 0, :3, 3] - run.E[0, 0, :3, 3]
+    return moved @ np.array([np.cos(theta), 0.0, -np.sin(theta)]), moved @ normal
+
+
+@pytest.mark.parametrize("theta", [10.0, 20.0, 26.0])
+@pytest.mark.parametrize("solver", ["qp", "pgs"])
+def test_s1_13_box_sticks_below_arctan_mu(box, theta, solver):
+    """§1.13: below arctan(mu) = 26.6 degrees no solver moves the box by a micrometre."""
+    assert abs(_incline(box, theta, solver)[0]) < 1e-6
+
+
+@pytest.mark.parametrize("theta", [28.0, 34.0, 44.0])
+def test_s1_13_box_slides_above_arctan_mu_as_the_analytic_answer(box, theta):
+    """§1.13: above arctan(mu), Gauss-Seidel slides exactly a h^2 N (N + 1)/2 (1e-9 relative),
+    the QP within 2% of a T^2/2, and the QP lifts the sliding box off the plane."""
+    mu, T, h = 0.5, 1.0, 0.01
+    a = 9.81 * (np.sin(np.radians(theta)) - mu * np.cos(np.radians(theta)))
+    N = int(T / h)
+    pgs_slide, _ = _incline(box, theta, "pgs")
+    qp_slide, qp_lift = _incline(box, theta, "qp")
+    assert pgs_slide == pytest.approx(a * h**2 * N * (N + 1) / 2, rel=1e-9)
+    assert qp_slide == pytest.approx(a * T**2 / 2, rel=0.02)
+    assert qp_lift > 1e-4
+
+
+# --- ArtiSynth aside: solvers (page 12) -------------------------------------------------------
+
+def test_aside_qp_and_lcp_give_the_same_solution(rng):
+    """Page 12: the QP and its LCP (ArtiSynth §0.3), solved by Clarabel and by PGS, agree to 1e-6."""
+    B = rng.standard_normal((8, 8))
+    Q = B @ B.T + np.eye(8)
+    c, A, b = rng.standard_normal(8), rng.standard_normal((5, 8)), rng.standard_normal(5)
+    x_qp = contact_qp(Q, -c, N=A, r_N=b).phi
+    M, q, recover = qp_to_lcp(Q, c, A, b)
+    z, _ = projected_gauss_seidel(M, q, iterations=5000)
+    w = M @ z + q
+    assert z.min() >= 0 and w.min() > -1e-9 and abs(z @ w) < 1e-9
+    np.testing.assert_allclose(recover(z), x_qp, atol=1e-6)
+
+
+def test_aside_pgs_converges_linearly(rng):
+    """Page 12: on a QP whose constraints are all violated by the free minimiser, the PGS error
+    shrinks by a roughly steady factor per sweep (rates within 0.1 of each other, below 1)."""
+    B = rng.standard_normal((8, 8))
+    Q = B @ B.T + np.eye(8)
+    c, A = rng.standard_normal(8), rng.standard_normal((6, 8))
+    M, q, _ = qp_to_lcp(Q, c, A, A @ np.linalg.solve(Q, -c) + 0.5)
+    z, _ = projected_gauss_seidel(M, q, iterations=20000)
+    errors = np.array([np.linalg.norm(projected_gauss_seidel(M, q, iterations=k, tol=0.0)[0] - z)
+                       for k in range(1, 61)])
+    rates = (errors[1:] / errors[:-1])[10:40][errors[11:41] > 1e-10]
+    assert len(rates) > 5 and rates.max() < 1 and np.ptp(rates) < 0.1
+
+
+def test_aside_frictionless_qp_and_pgs_trajectories_agree(box):
+    """Page 12: a frictionless dropped box follows the same trajectory (1e-6 m) with either solver."""
+    assert np.abs(_drop(box, 0.0, "qp").E - _drop(box, 0.0, "pgs").E).max() < 1e-6
+
+
+def test_aside_pyramid_and_box_friction_differ_diagonally(box):
+    """Page 12: thrown along x the QP and PGS boxes stop within 2 mm; thrown diagonally more
+    than 10 cm apart."""
+    system = System([box], contacts=[GroundContact(0, box.corners(), mu=0.5)])
+    E = np.eye(4)
+    E[2, 3] = 0.05
+    apart = []
+    for v in ([2.0, 0, 0], [np.sqrt(2), np.sqrt(2), 0]):
+        phi0 = np.concatenate([[0, 0, 0], v])[None]
+        ends = [simulate(system, E[None], phi0, 0.01, 30, contact_solver=s).E[-1, 0, :2, 3]
+                for s in ("qp", "pgs")]
+        apart.append(np.linalg.norm(ends[0] - ends[1]))
+    assert apart[0] < 2e-3
+    assert apart[1] > 0.1
