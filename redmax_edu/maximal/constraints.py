@@ -23,7 +23,7 @@ import numpy as np
 from .._validate import as_array, as_transform
 from ..lie import adjoint, gamma, inv_se3, log_se3
 
-__all__ = ["JOINT_ROWS", "Joint", "GroundContact", "pyramid_directions"]
+__all__ = ["JOINT_ROWS", "Joint", "GroundContact", "BodyContact", "pyramid_directions"]
 
 #: Constrained rows of the relative twist (omega_x, omega_y, omega_z, nu_x, nu_y, nu_z) in
 #: the joint frame, per joint type. The free motions are about/along the joint's z axis.
@@ -228,3 +228,65 @@ class GroundContact:
             N[k, s] = self.plane_normal @ J
             T[4 * k: 4 * k + 4, s] = dirs @ J
         return N, T, d_all[active]
+
+
+@dataclass(frozen=True)
+class BodyContact:
+    """A contact between two bodies at a point; the normal points from body j toward body i (Eq. 1.92-1.93).
+
+    A collision detector (outside the scope of the writeup) supplies the world contact point
+    and normal; here they are given once, at ``E``, and then follow the bodies: the point is
+    stored in each body's coordinates and the normal in body j's. The constraint asks the
+    relative velocity of the two material points along the normal to be non-negative,
+    ``n^T (R_i Gamma(r_i) phi_i - R_j Gamma(r_j) phi_j) >= 0`` (Eq. 1.93).
+
+    Parameters
+    ----------
+    i, j : int
+        The two bodies.
+    point, normal : array_like, shape (3,)
+        World contact point and normal (pointing from j toward i) at poses ``E``.
+    E : array_like, shape (n, 4, 4)
+        The poses at which point and normal are given.
+    mu : float
+        Friction coefficient.
+    """
+
+    i: int
+    j: int
+    r_i: np.ndarray
+    r_j: np.ndarray
+    n_j: np.ndarray
+    mu: float = 0.0
+
+    @classmethod
+    def at(cls, i, j, point, normal, E, mu=0.0):
+        """The contact of bodies i and j at the world ``point`` with world ``normal``, at poses ``E``."""
+        if i == j or min(i, j) < 0:
+            raise ValueError(f"contact: 'i' and 'j' must be two different body indices, got {i} and {j}")
+        point = as_array(point, (3,), "point")
+        n = _unit(as_array(normal, (3,), "normal"), "normal")
+        r_i = (inv_se3(E[i]) @ np.append(point, 1.0))[:3]
+        r_j = (inv_se3(E[j]) @ np.append(point, 1.0))[:3]
+        return cls(i, j, r_i, r_j, E[j][:3, :3].T @ n, float(mu))
+
+    @property
+    def body(self):
+        """The first body (for messages and validation)."""
+        return self.i
+
+    def rows(self, E):
+        """Normal row (1, 6n), four pyramid rows (4, 6n) and the signed gap (1,), as GroundContact.rows."""
+        n_bodies = len(E)
+        n = E[self.j, :3, :3] @ self.n_j
+        xi = E[self.i, :3, :3] @ self.r_i + E[self.i, :3, 3]
+        xj = E[self.j, :3, :3] @ self.r_j + E[self.j, :3, 3]
+        Ji = E[self.i, :3, :3] @ gamma(self.r_i)
+        Jj = E[self.j, :3, :3] @ gamma(self.r_j)
+        dirs = pyramid_directions(n)
+        N = np.zeros((1, 6 * n_bodies))
+        T = np.zeros((4, 6 * n_bodies))
+        si, sj = slice(6 * self.i, 6 * self.i + 6), slice(6 * self.j, 6 * self.j + 6)
+        N[0, si], N[0, sj] = n @ Ji, -n @ Jj  # Eq. (1.93)
+        T[:, si], T[:, sj] = dirs @ Ji, -dirs @ Jj
+        return N, T, np.array([n @ (xi - xj)])

@@ -10,7 +10,7 @@ import numpy as np
 from .._validate import ROTATION_TOL
 from ..units import GRAVITY
 from .body import RigidBody, spatial_momentum
-from .constraints import GroundContact, Joint
+from .constraints import BodyContact, GroundContact, Joint
 from .forces import Coriolis, Force, ForceTerms, Gravity
 
 __all__ = ["System"]
@@ -28,7 +28,7 @@ class System:
     bodies : sequence of RigidBody
     forces : sequence of Force
     joints : sequence of Joint
-    contacts : sequence of GroundContact
+    contacts : sequence of GroundContact or BodyContact
     gravity : array_like, shape (3,)
         World gravity, m/s^2 (zero to switch it off).
 
@@ -71,7 +71,8 @@ class System:
             if not isinstance(joint, Joint) or joint.a >= n or joint.b >= n:
                 raise ValueError(f"{getattr(joint, 'label', joint)} refers to a body the system lacks")
         for contact in self.contacts:
-            if not isinstance(contact, GroundContact) or contact.body >= n:
+            if not isinstance(contact, (GroundContact, BodyContact)) or max(
+                    contact.body, getattr(contact, "j", 0)) >= n:
                 raise ValueError(f"contact on body {getattr(contact, 'body', '?')} refers to a missing body")
         internal = [Coriolis(i, b.M) for i, b in enumerate(self.bodies)]
         if np.any(self.gravity != 0):

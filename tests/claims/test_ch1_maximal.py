@@ -361,3 +361,23 @@ def test_aside_pyramid_and_box_friction_differ_diagonally(box):
         apart.append(np.linalg.norm(ends[0] - ends[1]))
     assert apart[0] < 2e-3
     assert apart[1] > 0.1
+
+
+def test_s1_11_stacked_boxes_rest_and_contacts_carry_the_weights():
+    """§1.11, 'Contact between bodies': the stack stays at rest; the ground carries 29.43 N,
+    the lower box 9.81 N (to 1e-6 relative: the QP's accuracy)."""
+    from redmax_edu.maximal.constraints import BodyContact
+
+    lower = RigidBody.cuboid("lower", [0.4, 0.4, 0.2], mass=2.0)
+    upper = RigidBody.cuboid("upper", [0.2, 0.2, 0.1], mass=1.0)
+    E = np.stack([np.eye(4), np.eye(4)])
+    E[0, 2, 3], E[1, 2, 3] = 0.1, 0.25
+    on_top = [BodyContact.at(1, 0, [sx * 0.1, sy * 0.1, 0.2], [0, 0, 1.0], E)
+              for sx in (-1, 1) for sy in (-1, 1)]
+    bottom = lower.corners()[lower.corners()[:, 2] < 0]
+    run = simulate(System([lower, upper], contacts=[GroundContact(0, bottom), *on_top]), E, np.zeros((2, 6)),
+                   0.01, 20)
+    assert np.abs(run.phi).max() < 1e-8
+    forces = run.info[-1].solution.alpha / 0.01
+    assert forces[:4].sum() == pytest.approx(29.43, rel=1e-6)
+    assert forces[4:].sum() == pytest.approx(9.81, rel=1e-6)

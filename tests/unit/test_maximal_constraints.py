@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from redmax_edu.checks import check_derivative
-from redmax_edu.lie import adjoint, exp_se3, inv_se3, random_transform
-from redmax_edu.maximal.constraints import JOINT_ROWS, GroundContact, Joint, pyramid_directions
+from redmax_edu.lie import adjoint, exp_se3, gamma, inv_se3, random_transform
+from redmax_edu.maximal.constraints import JOINT_ROWS, BodyContact, GroundContact, Joint, pyramid_directions
 
 #: Free directions of each joint in its own frame, indices into (omega_x, omega_y, omega_z,
 #: nu_x, nu_y, nu_z): the joint's z axis is its axis (§1.10).
@@ -295,3 +295,50 @@ def test_ground_contact_rejects_bad_arguments(kwargs, match):
 def test_ground_contact_rejects_a_zero_plane_normal():
     with pytest.raises(ValueError, match="'plane_normal'"):
         GroundContact(0, [[0.0, 0.0, 0.0]], plane_normal=[0.0, 0.0, 0.0])
+
+
+# --- contact between two bodies (Eq. 1.92-1.93) -----------------------------------------------
+
+def _stack():
+    from redmax_edu.maximal.body import RigidBody
+    from redmax_edu.maximal.system import System
+
+    lower = RigidBody("lower", 2.0, [0.02, 0.02, 0.02], half_sizes=[0.2, 0.2, 0.1])
+    upper = RigidBody("upper", 1.0, [0.01, 0.01, 0.01], half_sizes=[0.1, 0.1, 0.05])
+    E = np.stack([np.eye(4), np.eye(4)])
+    E[0, 2, 3], E[1, 2, 3] = 0.1, 0.25
+    ground = GroundContact(0, lower.corners()[lower.corners()[:, 2] < 0])
+    touching = [BodyContact.at(1, 0, [sx * 0.1, sy * 0.1, 0.2], [0, 0, 1.0], E)
+                for sx in (-1, 1) for sy in (-1, 1)]
+    return System([lower, upper], contacts=[ground, *touching]), E
+
+
+def test_body_contact_row_is_the_relative_normal_speed(rng):
+    system, E = _stack()
+    contact = system.contacts[1]
+    phi = rng.standard_normal((2, 6))
+    N, T, d = contact.rows(E)
+    x = np.array([0.1 * -1, 0.1 * -1, 0.2])
+    v_upper = E[1, :3, :3] @ gamma(contact.r_i) @ phi[1]
+    v_lower = E[0, :3, :3] @ gamma(contact.r_j) @ phi[0]
+    assert np.allclose(E[1, :3, :3] @ contact.r_i + E[1, :3, 3], x)
+    np.testing.assert_allclose(N @ phi.ravel(), [v_upper[2] - v_lower[2]], atol=1e-12)
+    np.testing.assert_allclose(T[0] @ phi.ravel(), (v_upper - v_lower)[0], atol=1e-12)
+    assert abs(d[0]) < 1e-15
+
+
+def test_stacked_boxes_stay_at_rest_and_carry_their_weights():
+    from redmax_edu.maximal.simulate import simulate
+
+    system, E = _stack()
+    run = simulate(system, E, np.zeros((2, 6)), 0.01, 20)
+    assert np.abs(run.phi).max() < 1e-8  # the QP solves to ~1e-9 per step
+    alpha = run.info[-1].solution.alpha
+    # contact impulses per step: the ground carries both weights, the upper box its own
+    assert alpha[:4].sum() == pytest.approx(3.0 * 9.81 * 0.01, rel=1e-6)
+    assert alpha[4:].sum() == pytest.approx(1.0 * 9.81 * 0.01, rel=1e-6)
+
+
+def test_body_contact_rejects_a_body_touching_itself():
+    with pytest.raises(ValueError, match="'i' and 'j'"):
+        BodyContact.at(0, 0, [0, 0, 0], [0, 0, 1.0], np.stack([np.eye(4)]))
