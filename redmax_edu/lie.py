@@ -24,6 +24,7 @@ __all__ = [
     "left_jacobian_so3", "left_jacobian_inverse_so3", "right_jacobian_so3", "right_jacobian_inverse_so3",
     "adjoint", "ad", "adjoint_dot", "gamma", "material_jacobian", "screw",
     "random_rotation", "random_transform",
+    "hat_unchecked", "adjoint_unchecked", "ad_unchecked", "inv_se3_unchecked",
 ]
 
 # Below this angle the closed-form coefficients are replaced by their Taylor series. At
@@ -450,13 +451,49 @@ def adjoint(E):
 
     Taught in book/01_maximal/05_adjoint.
     """
-    E = as_transform(E, "E")
-    R = E[:3, :3]
-    A = np.zeros((6, 6), dtype=E.dtype)
-    A[:3, :3] = R
-    A[3:, 3:] = R
-    A[3:, :3] = _hat3(E[:3, 3]) @ R
+    return adjoint_unchecked(as_transform(E, "E"))
+
+
+def hat_unchecked(v):
+    """Cross-product matrices of trusted 3-vectors, stacked: (..., 3) -> (..., 3, 3) (Eq. 1.7)."""
+    W = np.zeros(v.shape[:-1] + (3, 3), dtype=v.dtype)
+    W[..., 0, 1], W[..., 0, 2], W[..., 1, 2] = -v[..., 2], v[..., 1], -v[..., 0]
+    W[..., 1, 0], W[..., 2, 0], W[..., 2, 1] = v[..., 2], -v[..., 1], v[..., 0]
+    return W
+
+
+def adjoint_unchecked(E):
+    """:func:`adjoint` of trusted transforms, stacked: (..., 4, 4) -> (..., 6, 6).
+
+    For the inner loops of the reduced-coordinate algorithms, whose poses are products of
+    validated ones; public code should call :func:`adjoint`.
+    """
+    R = E[..., :3, :3]
+    A = np.zeros(E.shape[:-2] + (6, 6), dtype=E.dtype)
+    A[..., :3, :3] = R
+    A[..., 3:, 3:] = R
+    A[..., 3:, :3] = hat_unchecked(E[..., :3, 3]) @ R
     return A
+
+
+def ad_unchecked(phi):
+    """:func:`ad` of trusted twists, stacked: (..., 6) -> (..., 6, 6)."""
+    W = hat_unchecked(phi[..., :3])
+    out = np.zeros(phi.shape[:-1] + (6, 6), dtype=phi.dtype)
+    out[..., :3, :3] = W
+    out[..., 3:, 3:] = W
+    out[..., 3:, :3] = hat_unchecked(phi[..., 3:])
+    return out
+
+
+def inv_se3_unchecked(E):
+    """:func:`inv_se3` of trusted transforms, stacked: (..., 4, 4) -> (..., 4, 4)."""
+    Rt = np.swapaxes(E[..., :3, :3], -1, -2)
+    out = np.zeros_like(E)
+    out[..., :3, :3] = Rt
+    out[..., :3, 3] = -(Rt @ E[..., :3, 3, None])[..., 0]
+    out[..., 3, 3] = 1.0
+    return out
 
 
 def ad(phi):
@@ -481,13 +518,7 @@ def ad(phi):
 
     Taught in book/01_maximal/05_adjoint.
     """
-    phi = as_array(phi, (6,), "phi")
-    W = _hat3(phi[:3])
-    out = np.zeros((6, 6), dtype=phi.dtype)
-    out[:3, :3] = W
-    out[3:, 3:] = W
-    out[3:, :3] = _hat3(phi[3:])
-    return out
+    return ad_unchecked(as_array(phi, (6,), "phi")) + 0.0
 
 
 def adjoint_dot(E, phi):

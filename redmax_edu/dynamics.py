@@ -1,0 +1,212 @@
+"""The RedMax equations of motion in reduced coordinates (§2.3, §2.5, §2.6).
+
+Newton-Euler for all bodies at once, ``M_m qddot_m = f_m`` (Eq. 1.21), becomes, through
+``phi = J qdot`` and ``phidot = J qddot + Jdot qdot`` (Eq. 2.1-2.2),
+
+    (J^T M_m J) qddot = J^T (f_m - M_m Jdot qdot) + tau_joint + tau        (Eq. 2.19, 2.80)
+
+with the reduced mass matrix ``M_r = J^T M_m J``, the quadratic velocity vector
+``-J^T M_m Jdot qdot``, the joint springs and dampers of §2.5, ``tau_joint = -K (q - q_rest)
+- D qdot``, and applied joint torques ``tau``. ``f_m`` holds, per body, the Coriolis wrench
+``ad(phi)^T M phi``, gravity ``(0; m R^T g)``, viscous body damping ``-d phi`` and the
+model's extra maximal forces (springs, applied forces).
+
+Every function takes the model and state arrays and returns arrays: no hidden state.
+
+Taught in book/02_reduced/03_redmax and 05_stiffness_damping.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import as_array
+from .jacobian import jacobian, jacobian_and_derivative
+from .kinematics import forward_kinematics
+from .lie import ad_unchecked
+
+__all__ = [
+    "MaximalForces", "maximal_forces", "mass_matrix", "joint_forces", "quadratic_velocity_vector",
+    "reduced_forces", "forward_dynamics", "inverse_dynamics", "kinetic_energy",
+    "potential_energy", "energies", "linearly_implicit_euler_step", "hyper_reduce",
+]
+
+
+def _block_mass(model, J):
+    """``J^T M_m J`` without forming the block-diagonal ``M_m``: J is (6n, k)."""
+    Jb = J.reshape(model.n, 6, -1)
+    return J.T @ (model.spatial_inertias @ Jb).reshape(6 * model.n, -1)
+
+
+def mass_matrix(model, q):
+    """The reduced mass matrix ``M_r = J^T M_m J`` (Eq. 2.19), shape (nq, nq), symmetric positive definite."""
+    return _block_mass(model, jacobian(model, q))
+
+
+@dataclass(frozen=True)
+class MaximalForces:
+    """The maximal force ``f`` (6n,) and its derivatives ``K = df/dq``, ``D = df/dphi`` (6n, 6n).
+
+    ``K`` and ``D`` follow the conventions of :mod:`redmax_edu.maximal.forces` (body poses
+    perturbed along their own twists). They cover the model's extra forces and the body
+    damping; gravity and the Coriolis wrench stay explicit in the integrators.
+    """
+
+    f: np.ndarray
+    K: np.ndarray
+    D: np.ndarray
+
+
+def maximal_forces(model, E, phi, derivatives=False):
+    """All maximal wrenches on the bodies at poses ``E`` (n, 4, 4) and twists ``phi`` (n, 6).
+
+    Returns ``f_m`` (6n,) in body coordinates, or a :class:`MaximalForces` with ``K`` and ``D``
+    when ``derivatives`` is true.
+    """
+    M = model.spatial_inertias
+    Mphi = (M @ phi[:, :, None])[:, :, 0]
+    f = np.einsum("nji,nj->ni", ad_unchecked(phi), Mphi)          # Coriolis, Eq. (1.21)
+    R = E[:, :3, :3]
+    f[:, 3:] += np.array([b.mass for b in model.bodies])[:, None] * (np.swapaxes(R, 1, 2) @ model.gravity)
+    f -= model.body_damping[:, None] * phi
+    f = f.ravel()
+    if not (derivatives or model.forces):
+        return f
+    n6 = 6 * model.n
+    K, D = np.zeros((n6, n6)), -np.diag(np.repeat(model.body_damping, 6))
+    for force in model.forces:
+        terms = force.evaluate(E, phi)
+        f = f + terms.f
+        K += terms.K
+        D += terms.D
+    return MaximalForces(f, K, D) if derivatives else f
+
+
+def joint_forces(model, q, qdot):
+    """Joint spring and damper torques of §2.5, ``-K (q - q_rest) - D qdot`` (Eq. 2.79, 2.81), shape (nq,)."""
+    return -model.stiffness * (q - model.q_rest) - model.damping * qdot
+
+
+def _state(model, q, qdot):
+    q, qdot = model.check_state(q, qdot)
+    kin = forward_kinematics(model, q, qdot)
+    J, Jdot = jacobian_and_derivative(model, q, qdot)
+    phi = (J @ qdot).reshape(model.n, 6)
+    return q, qdot, kin, J, Jdot, phi
+
+
+def quadratic_velocity_vector(model, q, qdot):
+    """``-J^T M_m Jdot qdot`` (Eq. 2.19), shape (nq,): what the change of coordinates adds to the force."""
+    q, qdot, _, J, Jdot, _ = _state(model, q, qdot)
+    return -_qvv(model, J, Jdot, qdot)
+
+
+def _qvv(model, J, Jdot, qdot):
+    a = (Jdot @ qdot).reshape(model.n, 6)
+    return J.T @ (model.spatial_inertias @ a[:, :, None]).ravel()
+
+
+def _tau(model, tau):
+    return np.zeros(model.nq) if tau is None else as_array(tau, (model.nq,), "tau")
+
+
+def reduced_forces(model, q, qdot, tau=None):
+    """The reduced force ``f_r = J^T (f_m - M_m Jdot qdot) + tau_joint + tau`` (Eq. 2.19, 2.80), shape (nq,).
+
+    Without joint springs, dampers and torques, ``-f_r`` is what Pinocchio calls the
+    nonlinear effects (its ``nle``).
+    """
+    q, qdot, kin, J, Jdot, phi = _state(model, q, qdot)
+    f_m = maximal_forces(model, kin.E_wi, phi)
+    return J.T @ f_m - _qvv(model, J, Jdot, qdot) + joint_forces(model, q, qdot) + _tau(model, tau)
+
+
+def forward_dynamics(model, q, qdot, tau=None):
+    """Joint accelerations ``qddot`` (nq,) from ``M_r qddot = f_r`` (Eq. 2.19), by a Cholesky solve.
+
+    ``tau`` (nq,) are applied joint forces (torques for revolute joints), default zero.
+    """
+    q, qdot, kin, J, Jdot, phi = _state(model, q, qdot)
+    f_r = (J.T @ maximal_forces(model, kin.E_wi, phi) - _qvv(model, J, Jdot, qdot)
+           + joint_forces(model, q, qdot) + _tau(model, tau))
+    return _solve_spd(_block_mass(model, J), f_r)
+
+
+def _solve_spd(A, b):
+    import scipy.linalg
+
+    return scipy.linalg.cho_solve(scipy.linalg.cho_factor(A), b)
+
+
+def inverse_dynamics(model, q, qdot, qddot):
+    """The joint forces ``tau`` (nq,) that produce ``qddot``: ``tau = M_r qddot - f_r`` (Eq. 2.19)."""
+    qddot = as_array(qddot, (model.nq,), "qddot")
+    return mass_matrix(model, q) @ qddot - reduced_forces(model, q, qdot)
+
+
+def kinetic_energy(model, q, qdot):
+    """``T = 1/2 sum_i phi_i^T M_i phi_i`` = ``1/2 qdot^T M_r qdot``."""
+    q, qdot = model.check_state(q, qdot)
+    phi = (jacobian(model, q) @ qdot).reshape(model.n, 6)
+    return 0.5 * float(np.einsum("ni,nij,nj->", phi, model.spatial_inertias, phi))
+
+
+def potential_energy(model, q):
+    """Gravity ``-sum_i m_i g . p_i``, the joint springs ``1/2 K |q - q_rest|^2`` and the model's forces."""
+    q = model.check_state(q)
+    E = forward_kinematics(model, q).E_wi
+    masses = np.array([b.mass for b in model.bodies])
+    V = -float(masses @ (E[:, :3, 3] @ model.gravity))
+    V += 0.5 * float(model.stiffness @ (q - model.q_rest) ** 2)
+    return V + sum(float(force.potential_energy(E)) for force in model.forces)
+
+
+def energies(model, q, qdot):
+    """``(T, V)``: kinetic and potential energy."""
+    return kinetic_energy(model, q, qdot), potential_energy(model, q)
+
+
+def linearly_implicit_euler_step(model, q, qdot, h, tau=None):
+    """One step of linearly implicit Euler at the velocity level (Eq. 2.84-2.86).
+
+    The forces at the end of the step are linearised about the start,
+    ``f(q1, qdot1) ~ f0 + (df/dq) h qdot1 + (df/dqdot)(qdot1 - qdot0)``, with
+    ``df/dq = J^T K_m J - K_r`` and ``df/dqdot = J^T D_m J - D_r`` (joint springs ``K_r``,
+    dampers ``D_r``, maximal ``K_m``, ``D_m`` of the model's forces and body damping). This gives
+
+        (M_r - h J^T D_m J - h^2 J^T K_m J + h D_r + h^2 K_r) qdot1
+            = M_r qdot0 + h (f_r - (J^T D_m J - D_r) qdot0),
+
+    in which a linear damper drops out of the right-hand side (Eq. 2.83); then
+    ``q1 = q0 + h qdot1``. Returns ``(q1, qdot1)``.
+    """
+    q, qdot, kin, J, Jdot, phi = _state(model, q, qdot)
+    h = float(h)
+    if not h > 0:
+        raise ValueError(f"argument 'h' must be a positive step size, got {h}")
+    terms = maximal_forces(model, kin.E_wi, phi, derivatives=True)
+    M_r = _block_mass(model, J)
+    f_r = J.T @ terms.f - _qvv(model, J, Jdot, qdot) + joint_forces(model, q, qdot) + _tau(model, tau)
+    dfdv = J.T @ terms.D @ J - np.diag(model.damping)
+    dfdq = J.T @ terms.K @ J - np.diag(model.stiffness)
+    A = M_r - h * dfdv - h * h * dfdq
+    qdot1 = np.linalg.solve(A, M_r @ qdot + h * (f_r - dfdv @ qdot))
+    return q + h * qdot1, qdot1
+
+
+def hyper_reduce(J_mr, Jdot_mr, J_rR, Jdot_rR=None):
+    """Chain a further Jacobian onto ``J_mr`` (§2.6, Eq. 2.88-2.89).
+
+    With ``qdot_r = J_rR qdot_R``, returns ``J_mR = J_mr J_rR`` and
+    ``Jdot_mR = Jdot_mr J_rR + J_mr Jdot_rR``; the hyper-reduced equations of motion
+    (Eq. 2.90) are then Eq. (2.19) with these in place of ``J_mr``, ``Jdot_mr``.
+    """
+    J_rR = np.asarray(J_rR, dtype=float)
+    if J_rR.ndim != 2 or J_rR.shape[0] != J_mr.shape[1]:
+        raise ValueError(f"argument 'J_rR' must have {J_mr.shape[1]} rows (one per reduced "
+                         f"coordinate), got shape {J_rR.shape}")
+    J_mR = J_mr @ J_rR
+    Jdot_mR = Jdot_mr @ J_rR
+    if Jdot_rR is not None:
+        Jdot_mR = Jdot_mR + J_mr @ np.asarray(Jdot_rR, dtype=float)
+    return J_mR, Jdot_mR

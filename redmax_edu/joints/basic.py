@@ -1,0 +1,158 @@
+"""The joints whose Jacobian is constant: fixed, revolute, prismatic, planar, translational.
+
+Revolute: ``Q = [[exp([a] q), 0], [0, 1]]``, ``S = (a; 0)`` (Eq. 2.45-2.46); prismatic:
+``Q = [[I, a q], [0, 1]]``, ``S = (0; a)`` (Eq. 2.25-2.26); planar: translation ``B q`` with
+``B`` 3x2 (Eq. 2.27-2.28); translational: ``S = (0; I)`` (Eq. 2.29-2.30); fixed: no
+coordinates (§2.4.1). For all of them ``Sdot = 0``.
+
+Taught in book/02_reduced/04_joints.
+"""
+
+import numpy as np
+
+from .._validate import as_array
+from .base import Joint, spec_array
+
+__all__ = ["Fixed", "Revolute", "Prismatic", "Planar", "Translational", "unit_axis"]
+
+
+def unit_axis(axis, where):
+    """``axis / |axis|``; a zero or non-finite axis is a ``ValueError`` naming ``where``."""
+    try:
+        a = as_array(axis, (3,), "axis")
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
+    n = float(np.linalg.norm(a))
+    if not n > 1e-12:
+        raise ValueError(f"{where}: field 'axis' must be a nonzero 3-vector, got {a.tolist()}")
+    return a / n
+
+
+class _ConstantJacobian(Joint):
+    """A joint with constant ``S``: ``Sdot = 0`` and ``Q = exp([S q])`` (Eq. 2.4)."""
+
+    def _S(self, q):
+        return self._S0.astype(q.dtype)
+
+    def _Sdot(self, q, qdot):
+        return np.zeros((6, self.ndof), dtype=np.result_type(q, qdot))
+
+
+class Fixed(_ConstantJacobian):
+    """A rigid attachment: ``Q = I``, ``S`` is 6x0 (§2.4.1)."""
+
+    kind = "fixed"
+    ndof = 0
+    _S0 = np.zeros((6, 0))
+
+    def _Q(self, q):
+        return np.eye(4, dtype=q.dtype)
+
+
+class Revolute(_ConstantJacobian):
+    """A hinge about the unit ``axis`` (in the joint frame), Eq. (2.45)-(2.46).
+
+    >>> j = Revolute([0, 0, 2.0])          # the axis is normalised
+    >>> np.round(j.Q([np.pi / 2])[:3, :3], 12)
+    array([[ 0., -1.,  0.],
+           [ 1.,  0.,  0.],
+           [ 0.,  0.,  1.]])
+    >>> j.S([0.3]).ravel()
+    array([0., 0., 1., 0., 0., 0.])
+    """
+
+    kind = "revolute"
+    ndof = 1
+
+    def __init__(self, axis=(0.0, 0.0, 1.0), where="revolute joint"):
+        self.axis = unit_axis(axis, where)
+        self._S0 = np.concatenate([self.axis, np.zeros(3)])[:, None]
+        a = self.axis
+        self._K = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+        self._K2 = self._K @ self._K
+
+    def _Q(self, q):
+        s, c = np.sin(q[0]), np.cos(q[0])
+        Q = np.eye(4, dtype=q.dtype)
+        Q[:3, :3] += s * self._K + (1.0 - c) * self._K2  # Rodrigues, Eq. (1.10)
+        return Q
+
+    def spec(self):
+        return {"type": self.kind, "axis": self.axis}
+
+    @classmethod
+    def from_spec(cls, spec, where):
+        return cls(spec_array(spec, "axis", (3,), where), where)
+
+
+class Prismatic(_ConstantJacobian):
+    """A slider along the unit ``axis`` (in the joint frame), Eq. (2.25)-(2.26).
+
+    >>> Prismatic([1, 0, 0]).Q([0.5])[:3, 3]
+    array([0.5, 0. , 0. ])
+    """
+
+    kind = "prismatic"
+    ndof = 1
+
+    def __init__(self, axis=(1.0, 0.0, 0.0), where="prismatic joint"):
+        self.axis = unit_axis(axis, where)
+        self._S0 = np.concatenate([np.zeros(3), self.axis])[:, None]
+
+    def _Q(self, q):
+        Q = np.eye(4, dtype=q.dtype)
+        Q[:3, 3] = self.axis * q[0]
+        return Q
+
+    def spec(self):
+        return {"type": self.kind, "axis": self.axis}
+
+    @classmethod
+    def from_spec(cls, spec, where):
+        return cls(spec_array(spec, "axis", (3,), where), where)
+
+
+class Planar(_ConstantJacobian):
+    """Translation ``B q`` in the plane spanned by the columns of ``plane`` (3x2), Eq. (2.27)-(2.28).
+
+    The columns must be independent; they need not be orthonormal (``q`` is then measured
+    along them).
+    """
+
+    kind = "planar"
+    ndof = 2
+
+    def __init__(self, plane=((1.0, 0.0), (0.0, 1.0), (0.0, 0.0)), where="planar joint"):
+        try:
+            B = as_array(plane, (3, 2), "plane")
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+        if np.linalg.matrix_rank(B, tol=1e-9) < 2:
+            raise ValueError(f"{where}: field 'plane' must have two independent columns")
+        self.plane = B
+        self._S0 = np.vstack([np.zeros((3, 2)), B])
+
+    def _Q(self, q):
+        Q = np.eye(4, dtype=q.dtype)
+        Q[:3, 3] = self.plane @ q
+        return Q
+
+    def spec(self):
+        return {"type": self.kind, "plane": self.plane}
+
+    @classmethod
+    def from_spec(cls, spec, where):
+        return cls(spec_array(spec, "plane", (3, 2), where, default=np.eye(3)[:, :2]), where)
+
+
+class Translational(_ConstantJacobian):
+    """Free translation without rotation: ``Q = [[I, q], [0, 1]]``, ``S = (0; I)`` (Eq. 2.29-2.30)."""
+
+    kind = "translational"
+    ndof = 3
+    _S0 = np.vstack([np.zeros((3, 3)), np.eye(3)])
+
+    def _Q(self, q):
+        Q = np.eye(4, dtype=q.dtype)
+        Q[:3, 3] = q
+        return Q

@@ -1,0 +1,355 @@
+"""Articulated models in reduced coordinates: bodies, their joints, and the tree (Part 2 intro).
+
+A :class:`Model` is an immutable, validated tree of :class:`Body` objects. Each body hangs
+from its parent through its joint: the joint frame sits at ``T_parent_joint`` in the parent
+*joint's* frame when ``q = 0`` (the writeup's J-bar, Eq. 2.23), moves by the joint transform
+``Q(q)``, and carries the body frame at the constant offset ``T_joint_body``. Parents come
+before children (the writeup's convention "the parent index is smaller"), so one forward
+sweep visits every parent first. The generalised coordinates ``q`` are the joints'
+coordinates concatenated in body order; ``model.dofs[i]`` is body i's slice of them.
+
+:func:`model_from_dict` reads the JSON scene format "redmax_edu-peers/1" of ARCHITECTURE.md
+(the format of the reference vectors in ``shared/reference/pinocchio``). Every malformed
+spec raises a ``ValueError`` that names the body and the field at fault.
+
+Taught in book/02_reduced/01_reduced_coordinates.
+"""
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ._validate import as_array, as_transform
+from .joints import Joint, joint_from_spec
+from .units import GRAVITY
+
+__all__ = ["Body", "Model", "model_from_dict", "SCENE_FORMAT"]
+
+#: The ``format`` tag of the JSON scene format.
+SCENE_FORMAT = "redmax_edu-peers/1"
+
+#: Relative tolerance on the triangle inequality of principal moments (rounding of inputs).
+_TRIANGLE_RTOL = 1e-9
+
+
+def _field(where, name, convert):
+    """Run ``convert()``; re-raise its ValueError prefixed with the body and the field."""
+    try:
+        return convert()
+    except ValueError as err:
+        msg = str(err).replace("argument ", "")
+        raise ValueError(f"{where}: field '{name}': {msg}") from None
+
+
+def _check_inertia(I, where):
+    if np.abs(I - I.T).max() > 1e-9 * max(1.0, np.abs(I).max()):
+        raise ValueError(f"{where}: field 'inertia' must be symmetric, got {I.tolist()}")
+    moments = np.linalg.eigvalsh(I)
+    if moments[0] <= 0:
+        raise ValueError(f"{where}: field 'inertia' must be positive definite; its principal "
+                         f"moments are {np.round(moments, 12).tolist()}")
+    if moments[0] + moments[1] < moments[2] * (1 - _TRIANGLE_RTOL):
+        raise ValueError(f"{where}: field 'inertia' violates the triangle inequality I1 + I2 >= I3 "
+                         f"of every physical body; principal moments {np.round(moments, 12).tolist()}")
+
+
+def _per_dof(value, ndof, where, name):
+    """A joint parameter given as a scalar or one value per coordinate, as an (ndof,) array."""
+    a = _field(where, name, lambda: as_array(value, None, name))
+    if a.ndim == 0:
+        return np.full(ndof, float(a))
+    if a.shape != (ndof,):
+        raise ValueError(f"{where}: field '{name}' must be a scalar or have shape ({ndof},), "
+                         f"got {a.shape}")
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Body:
+    """One rigid body and the joint that connects it to its parent.
+
+    Parameters
+    ----------
+    name : str
+    parent : int
+        Index of the parent body, -1 for the world.
+    joint : Joint
+    T_parent_joint : array_like, shape (4, 4)
+        The joint frame in the parent joint's frame at ``q = 0`` (for a root: in the world).
+    T_joint_body : array_like, shape (4, 4)
+        The body frame (at the centre of mass) in the joint frame.
+    mass : float
+    inertia : array_like, shape (3, 3)
+        Rotational inertia about the centre of mass in body axes (symmetric positive definite;
+        diagonal when the body frame is on the principal axes, as RedMax assumes).
+    stiffness, damping : float or array_like, shape (joint.ndof,)
+        Joint stiffness ``K`` and damping ``D`` of §2.5: torques ``-K (q - q_rest)`` and ``-D qdot``.
+    q_rest : array_like, shape (joint.ndof,)
+        Rest coordinates of the joint spring (default 0).
+    body_damping : float
+        Viscous damping of the body's own twist, ``-d phi`` (a maximal force, §1.9).
+    shape : dict, optional
+        How to draw the body, e.g. ``{"type": "cuboid", "sides": [10, 1, 1]}``; not used by
+        the dynamics.
+    """
+
+    name: str
+    parent: int
+    joint: Joint
+    T_parent_joint: np.ndarray
+    T_joint_body: np.ndarray
+    mass: float
+    inertia: np.ndarray
+    stiffness: np.ndarray | float = 0.0
+    damping: np.ndarray | float = 0.0
+    q_rest: np.ndarray | None = None
+    body_damping: float = 0.0
+    shape: dict | None = field(default=None)
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"body {self.name!r}: field 'name' must be a non-empty string")
+        where = f"body {self.name!r}"
+        if not isinstance(self.parent, (int, np.integer)) or isinstance(self.parent, bool):
+            raise ValueError(f"{where}: field 'parent' must be an integer (-1 for the world), "
+                             f"got {self.parent!r}")
+        if not isinstance(self.joint, Joint):
+            raise ValueError(f"{where}: field 'joint' must be a Joint, got {type(self.joint).__name__}")
+        set_ = object.__setattr__
+        set_(self, "parent", int(self.parent))
+        set_(self, "T_parent_joint", _field(where, "T_parent_joint",
+                                            lambda: as_transform(self.T_parent_joint, "T_parent_joint")))
+        set_(self, "T_joint_body", _field(where, "T_joint_body",
+                                          lambda: as_transform(self.T_joint_body, "T_joint_body")))
+        mass = _field(where, "mass", lambda: as_array(self.mass, (), "mass"))
+        if not mass > 0:
+            raise ValueError(f"{where}: field 'mass' must be positive, got {float(mass)}")
+        set_(self, "mass", float(mass))
+        inertia = _field(where, "inertia", lambda: as_array(self.inertia, ((3, 3), (3,)), "inertia"))
+        if inertia.shape == (3,):
+            inertia = np.diag(inertia)
+        _check_inertia(inertia, where)
+        set_(self, "inertia", inertia)
+        n = self.joint.ndof
+        for name in ("stiffness", "damping"):
+            value = _per_dof(getattr(self, name), n, where, name)
+            if (value < 0).any():
+                raise ValueError(f"{where}: field '{name}' must be non-negative, got {value.tolist()}")
+            set_(self, name, value)
+        set_(self, "q_rest", np.zeros(n) if self.q_rest is None
+             else _per_dof(self.q_rest, n, where, "q_rest"))
+        d = _field(where, "body_damping", lambda: as_array(self.body_damping, (), "body_damping"))
+        if d < 0:
+            raise ValueError(f"{where}: field 'body_damping' must be non-negative, got {float(d)}")
+        set_(self, "body_damping", float(d))
+
+    @property
+    def spatial_inertia(self):
+        """``M_i = [[I, 0], [0, m 1]]`` (6x6) at the centre of mass, Eq. (1.24)."""
+        M = np.zeros((6, 6))
+        M[:3, :3] = self.inertia
+        M[3:, 3:] = self.mass * np.eye(3)
+        return M
+
+    def to_dict(self):
+        """The body in the scene format."""
+        joint = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.joint.spec().items()}
+        joint["T_parent_joint"] = self.T_parent_joint.tolist()
+        if self.stiffness.any():
+            joint["stiffness"] = self.stiffness.tolist()
+        if self.damping.any():
+            joint["damping"] = self.damping.tolist()
+        if self.q_rest.any():
+            joint["rest"] = self.q_rest.tolist()
+        out = {"name": self.name, "parent": self.parent, "joint": joint,
+               "T_joint_body": self.T_joint_body.tolist(), "mass": self.mass,
+               "inertia": self.inertia.tolist()}
+        if self.body_damping:
+            out["damping"] = self.body_damping
+        if self.shape is not None:
+            out["shape"] = self.shape
+        return out
+
+
+class Model:
+    """An immutable tree of bodies with its generalised coordinates.
+
+    Parameters
+    ----------
+    bodies : sequence of Body
+        Parents before children; names unique.
+    gravity : array_like, shape (3,)
+        Default ``(0, 0, -9.81)`` m/s^2.
+    forces : sequence of :class:`redmax_edu.maximal.forces.Force`
+        Extra maximal-coordinate forces (springs, applied forces) acting on these bodies by
+        index; their wrenches enter the reduced force through ``J^T`` (Eq. 2.19).
+
+    Attributes
+    ----------
+    n : int
+        Number of bodies.
+    nq : int
+        Number of generalised coordinates (the sum of the joints' ``ndof``).
+    dofs : tuple of slice
+        ``q[model.dofs[i]]`` are body i's joint coordinates.
+    parents : tuple of int
+    ancestors : ndarray, shape (n, nq), bool
+        ``ancestors[i, k]`` is True when coordinate k belongs to a joint on the path from the
+        root to body i (body i's own included): the sparsity of ``J_mr`` (Eq. 2.13).
+
+    Examples
+    --------
+    >>> from redmax_edu.joints import Revolute
+    >>> link = dict(joint=Revolute([0, 1, 0]), T_parent_joint=np.eye(4),
+    ...             T_joint_body=np.eye(4), mass=1.0, inertia=np.eye(3))
+    >>> model = Model([Body("upper", -1, **link), Body("lower", 0, **link)])
+    >>> model.nq, model.dofs[1], model.ancestors.astype(int).tolist()
+    (2, slice(1, 2, None), [[1, 0], [1, 1]])
+    """
+
+    def __init__(self, bodies, gravity=GRAVITY, forces=()):
+        bodies = tuple(bodies)
+        if not bodies:
+            raise ValueError("a model needs at least one body")
+        names = set()
+        for i, b in enumerate(bodies):
+            if not isinstance(b, Body):
+                raise ValueError(f"bodies[{i}] must be a Body, got {type(b).__name__}")
+            if b.name in names:
+                raise ValueError(f"body {b.name!r} (index {i}): field 'name' repeats an earlier body's name")
+            names.add(b.name)
+            if b.parent == i:
+                raise ValueError(f"body {b.name!r} (index {i}): field 'parent' refers to the body itself")
+            if not -1 <= b.parent < i:
+                raise ValueError(f"body {b.name!r} (index {i}): field 'parent' is {b.parent}, but parents "
+                                 f"must come before their children (an index from -1 to {i - 1}); "
+                                 "reorder the bodies or break the cycle")
+        self.bodies = bodies
+        self.gravity = as_array(gravity, (3,), "gravity")
+        self.forces = tuple(forces)
+        for force in self.forces:
+            force.check_bodies(len(bodies))
+        self.n = len(bodies)
+        self.names = tuple(b.name for b in bodies)
+        self.parents = tuple(b.parent for b in bodies)
+        starts = np.cumsum([0] + [b.joint.ndof for b in bodies])
+        self.nq = int(starts[-1])
+        self.dofs = tuple(slice(int(a), int(b)) for a, b in zip(starts[:-1], starts[1:], strict=True))
+        anc = np.zeros((self.n, self.nq), dtype=bool)
+        for i, b in enumerate(bodies):
+            if b.parent >= 0:
+                anc[i] = anc[b.parent]
+            anc[i, self.dofs[i]] = True
+        self.ancestors = anc
+        self.ancestors.setflags(write=False)
+        self.spatial_inertias = np.array([b.spatial_inertia for b in bodies])
+        self.spatial_inertias.setflags(write=False)
+        self.T_parent_joint = np.array([b.T_parent_joint for b in bodies])
+        self.T_joint_body = np.array([b.T_joint_body for b in bodies])
+        self.stiffness = np.concatenate([b.stiffness for b in bodies])
+        self.damping = np.concatenate([b.damping for b in bodies])
+        self.q_rest = np.concatenate([b.q_rest for b in bodies])
+        self.body_damping = np.array([b.body_damping for b in bodies])
+        for a in (self.T_parent_joint, self.T_joint_body, self.stiffness, self.damping, self.q_rest,
+                  self.body_damping):
+            a.setflags(write=False)
+
+    def __repr__(self):
+        return f"Model({self.n} bodies, nq={self.nq}, joints={[b.joint.kind for b in self.bodies]})"
+
+    def index(self, name):
+        """The index of the body called ``name``."""
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise ValueError(f"no body named {name!r}; bodies: {', '.join(self.names)}") from None
+
+    def children(self, i):
+        """Indices of the bodies whose parent is body ``i``."""
+        return tuple(k for k, p in enumerate(self.parents) if p == i)
+
+    def check_state(self, q, qdot=None):
+        """Return ``q`` (and ``qdot``) as float arrays of shape (nq,), or raise ValueError."""
+        q = as_array(q, (self.nq,), "q")
+        return q if qdot is None else (q, as_array(qdot, (self.nq,), "qdot"))
+
+    def with_body(self, i, **changes):
+        """A copy of the model with body ``i``'s fields replaced (e.g. a joint in a new chart)."""
+        bodies = list(self.bodies)
+        bodies[i] = replace(bodies[i], **changes)
+        return Model(bodies, self.gravity, self.forces)
+
+    def with_forces(self, forces):
+        """A copy of the model with another list of maximal forces."""
+        return Model(self.bodies, self.gravity, forces)
+
+    def reparameterize(self, q, qdot):
+        """Let every joint leave a singular chart: returns ``(model, q, qdot)`` (§2.4.5, §2.4.8).
+
+        The returned coordinates describe the same poses and body twists; the model changes
+        only if a joint changed chart.
+        """
+        q, qdot = self.check_state(q, qdot)
+        q, qdot, model = q.copy(), qdot.copy(), self
+        for i, b in enumerate(self.bodies):
+            s = self.dofs[i]
+            joint, q[s], qdot[s] = b.joint.reparameterize(q[s], qdot[s])
+            if joint is not b.joint:
+                model = model.with_body(i, joint=joint)
+        return model, q, qdot
+
+    def to_dict(self):
+        """The model in the JSON scene format (forces are not part of it)."""
+        return {"format": SCENE_FORMAT, "gravity": self.gravity.tolist(),
+                "bodies": [b.to_dict() for b in self.bodies]}
+
+
+_BODY_FIELDS = ("name", "parent", "joint", "T_joint_body", "mass", "inertia")
+
+
+def model_from_dict(spec, forces=()):
+    """Build a :class:`Model` from the JSON scene format "redmax_edu-peers/1".
+
+    ``spec = {"gravity": [gx, gy, gz], "bodies": [{"name", "parent", "joint": {"type", ...,
+    "T_parent_joint"}, "T_joint_body", "mass", "inertia"}, ...]}``. A joint may also carry
+    ``stiffness``, ``damping`` and ``rest`` (§2.5); a body ``damping`` (viscous) and ``shape``.
+    Every error names the body and the field.
+
+    >>> spec = {"bodies": [{"name": "arm", "parent": -1, "joint": {"type": "revolute"},
+    ...                     "T_joint_body": np.eye(4).tolist(), "mass": 1, "inertia": np.eye(3).tolist()}]}
+    >>> model_from_dict(spec)
+    Traceback (most recent call last):
+    ...
+    ValueError: body 'arm', joint: missing field 'axis'
+    """
+    if not isinstance(spec, dict):
+        raise ValueError(f"a scene spec must be a dict, got {type(spec).__name__}")
+    fmt = spec.get("format", SCENE_FORMAT)
+    if fmt != SCENE_FORMAT:
+        raise ValueError(f"field 'format' must be {SCENE_FORMAT!r}, got {fmt!r}")
+    gravity = _field("scene", "gravity", lambda: as_array(spec.get("gravity", GRAVITY), (3,), "gravity"))
+    raw = spec.get("bodies")
+    if not isinstance(raw, list) or not raw:
+        raise ValueError("scene: field 'bodies' must be a non-empty list")
+    bodies = []
+    for i, b in enumerate(raw):
+        label = f"bodies[{i}]"
+        if not isinstance(b, dict):
+            raise ValueError(f"{label}: must be a dict, got {type(b).__name__}")
+        where = f"body {b['name']!r}" if isinstance(b.get("name"), str) else label
+        for key in _BODY_FIELDS:
+            if key not in b:
+                raise ValueError(f"{where}: missing field '{key}'")
+        jspec = b["joint"]
+        joint = joint_from_spec(jspec, f"{where}, joint")
+        extra = {}
+        for key, name in (("stiffness", "stiffness"), ("damping", "damping"), ("rest", "q_rest")):
+            if key in jspec:
+                extra[name] = jspec[key]
+        if "damping" in b:
+            extra["body_damping"] = b["damping"]
+        bodies.append(Body(name=b["name"], parent=b["parent"], joint=joint,
+                           T_parent_joint=jspec.get("T_parent_joint", np.eye(4)),
+                           T_joint_body=b["T_joint_body"], mass=b["mass"], inertia=b["inertia"],
+                           shape=b.get("shape"), **extra))
+    return Model(bodies, gravity, forces)
