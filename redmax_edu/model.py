@@ -221,8 +221,9 @@ class Model:
             if b.parent == i:
                 raise ValueError(f"body {b.name!r} (index {i}): field 'parent' refers to the body itself")
             if not -1 <= b.parent < i:
+                allowed = "-1 (the world)" if i == 0 else f"an index from -1 to {i - 1}"
                 raise ValueError(f"body {b.name!r} (index {i}): field 'parent' is {b.parent}, but parents "
-                                 f"must come before their children (an index from -1 to {i - 1}); "
+                                 f"must come before their children, so it must be {allowed}; "
                                  "reorder the bodies or break the cycle")
         self.bodies = bodies
         self.gravity = as_array(gravity, (3,), "gravity")
@@ -342,6 +343,9 @@ def model_from_dict(spec, forces=()):
                 raise ValueError(f"{where}: missing field '{key}'")
         jspec = b["joint"]
         joint = joint_from_spec(jspec, f"{where}, joint")
+        if "T_parent_joint" in b and "T_parent_joint" in jspec:
+            raise ValueError(f"{where}: field 'T_parent_joint' is given twice (in the body and in its joint)")
+        T_pj = b.get("T_parent_joint", jspec.get("T_parent_joint", np.eye(4)))
         extra = {}
         for key, name in (("stiffness", "stiffness"), ("damping", "damping"), ("rest", "q_rest")):
             if key in jspec:
@@ -349,7 +353,7 @@ def model_from_dict(spec, forces=()):
         if "damping" in b:
             extra["body_damping"] = b["damping"]
         bodies.append(Body(name=b["name"], parent=b["parent"], joint=joint,
-                           T_parent_joint=jspec.get("T_parent_joint", np.eye(4)),
+                           T_parent_joint=T_pj,
                            T_joint_body=b["T_joint_body"], mass=b["mass"], inertia=b["inertia"],
                            shape=b.get("shape"), **extra))
     return Model(bodies, gravity, forces)
