@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import as_array
-from .jacobian import jacobian, jacobian_and_derivative
+from .jacobian import fill_jacobian, jacobian
 from .kinematics import forward_kinematics
 from .lie import ad_unchecked
 
@@ -90,9 +90,8 @@ def joint_forces(model, q, qdot):
 def _state(model, q, qdot):
     q, qdot = model.check_state(q, qdot)
     kin = forward_kinematics(model, q, qdot)
-    J, Jdot = jacobian_and_derivative(model, q, qdot)
-    phi = (J @ qdot).reshape(model.n, 6)
-    return q, qdot, kin, J, Jdot, phi
+    J, Jdot = fill_jacobian(model, kin, with_derivative=True)
+    return q, qdot, kin, J, Jdot, kin.phi
 
 
 def quadratic_velocity_vector(model, q, qdot):
@@ -122,7 +121,7 @@ def reduced_forces(model, q, qdot, tau=None):
 
 
 def forward_dynamics(model, q, qdot, tau=None):
-    """Joint accelerations ``qddot`` (nq,) from ``M_r qddot = f_r`` (Eq. 2.19), by a Cholesky solve.
+    """Joint accelerations ``qddot`` (nq,) from ``M_r qddot = f_r`` (Eq. 2.19), by a dense solve.
 
     ``tau`` (nq,) are applied joint forces (torques for revolute joints), default zero.
     """
@@ -133,9 +132,8 @@ def forward_dynamics(model, q, qdot, tau=None):
 
 
 def _solve_spd(A, b):
-    import scipy.linalg
-
-    return scipy.linalg.cho_solve(scipy.linalg.cho_factor(A), b)
+    # numpy's LU solve: for the small dense M_r it costs less than scipy's Cholesky wrappers
+    return np.linalg.solve(A, b)
 
 
 def inverse_dynamics(model, q, qdot, qddot):

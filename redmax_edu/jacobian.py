@@ -13,37 +13,38 @@ Taught in book/02_reduced/02_jacobian.
 import numpy as np
 
 from .kinematics import forward_kinematics, joint_twist_adjoints
-from .lie import ad_unchecked, adjoint_unchecked, inv_se3_unchecked
+from .lie import ad_unchecked
 
-__all__ = ["jacobian", "jacobian_and_derivative"]
+__all__ = ["jacobian", "jacobian_and_derivative", "fill_jacobian"]
 
 
-def _fill(model, q, qdot):
-    """Algorithms 1 and 2 in one sweep; ``qdot=None`` skips the time derivative."""
-    want_dot = qdot is not None
-    kin = forward_kinematics(model, q, qdot)
-    A_ij = joint_twist_adjoints(model)
-    E_iw = inv_se3_unchecked(kin.E_wi)
+def fill_jacobian(model, kin, with_derivative=False):
+    """Algorithms 1 and 2 from the results of a forward sweep ``kin`` (a :class:`Kinematics`).
+
+    Returns ``J`` (6n, nq), or ``(J, Jdot)`` when ``with_derivative`` (``kin`` must then
+    carry the twists, i.e. come from ``forward_kinematics(model, q, qdot)``).
+    """
     n, nq = model.n, model.nq
-    J = np.zeros((n, 6, model.nq))
-    Jdot = np.zeros((n, 6, nq)) if want_dot else None
-    phi = np.zeros((n, 6))
-    for i, body in enumerate(model.bodies):
+    A_ij, A_ip = joint_twist_adjoints(model), kin.A_ip
+    J = np.zeros((n, 6, nq))
+    if with_derivative:
+        # d/dt Ad(E_i_p) = -ad(phi_i) Ad(E_i_p) + Ad(E_i_p) ad(phi_p)   (Eq. 2.18), all bodies at once
+        ad_phi = ad_unchecked(kin.phi)
+        ad_parent = np.where((np.array(model.parents) >= 0)[:, None, None],
+                             ad_phi[list(model.parents)], 0.0)
+        A_ip_dot = -ad_phi @ A_ip + A_ip @ ad_parent
+        Jdot = np.zeros((n, 6, nq))
+    for i, p in enumerate(model.parents):
         s = model.dofs[i]
-        J[i, :, s] = A_ij[i] @ kin.S[i]                          # diagonal block, Alg. 1 line 3
-        p = body.parent
+        J[i, :, s] = A_ij[i] @ kin.S[i]                          # Alg. 1: diagonal block
         if p >= 0:
-            A_ip = adjoint_unchecked(E_iw[i] @ kin.E_wi[p])      # parent body -> body i
-            J[i] += A_ip @ J[p]                                  # every ancestor column at once
-        if want_dot:
-            phi[i] = J[i] @ qdot
+            J[i] += A_ip[i] @ J[p]                               # Alg. 1: all ancestor blocks at once
+        if with_derivative:
             Jdot[i, :, s] = A_ij[i] @ kin.Sdot[i]                # Eq. (2.16)
             if p >= 0:
-                # d/dt Ad(E_i_p) = -ad(phi_i) Ad(E_i_p) + Ad(E_i_p) ad(phi_p)   (Eq. 2.18)
-                A_ip_dot = -ad_unchecked(phi[i]) @ A_ip + A_ip @ ad_unchecked(phi[p])
-                Jdot[i] += A_ip_dot @ J[p] + A_ip @ Jdot[p]      # Eq. (2.17)
+                Jdot[i] += A_ip_dot[i] @ J[p] + A_ip[i] @ Jdot[p]  # Eq. (2.17)
     J = J.reshape(6 * n, nq)
-    return (J, None) if not want_dot else (J, Jdot.reshape(6 * n, nq))
+    return (J, Jdot.reshape(6 * n, nq)) if with_derivative else J
 
 
 def jacobian(model, q):
@@ -61,10 +62,9 @@ def jacobian(model, q):
     >>> jacobian(model, [0.0]).ravel()
     array([0., 0., 1., 0., 1., 0.])
     """
-    return _fill(model, model.check_state(q), None)[0]
+    return fill_jacobian(model, forward_kinematics(model, q))
 
 
 def jacobian_and_derivative(model, q, qdot):
     """``(J_mr, Jdot_mr)`` by Algorithm 2, each of shape (6n, nq)."""
-    q, qdot = model.check_state(q, qdot)
-    return _fill(model, q, qdot)
+    return fill_jacobian(model, forward_kinematics(model, q, qdot), with_derivative=True)

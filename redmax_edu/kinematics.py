@@ -3,12 +3,16 @@
 Forward kinematics chains the joint transforms from the root outwards: joint i's frame in
 the world is its parent joint's world frame times ``T_parent_joint @ Q_i(q_i)`` (Eq. 2.23),
 and body i sits at the constant offset ``T_joint_body`` from its joint. The body twists
-``phi_i`` follow from the same sweep (Eq. 2.8-2.12); :mod:`redmax_edu.jacobian` writes that
-sweep as the matrix ``J_mr``.
+follow from the same sweep (Eq. 2.8-2.12),
+
+    phi_i = Ad(E_i_p) phi_p + Ad(E_i_j) S_i qdot_i,
+
+with the world at rest. :mod:`redmax_edu.jacobian` writes that sweep as the matrix ``J_mr``.
 
 Taught in book/02_reduced/01_reduced_coordinates and 02_jacobian.
 """
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +20,8 @@ import numpy as np
 from .lie import adjoint_unchecked, inv_se3_unchecked
 
 __all__ = ["Kinematics", "forward_kinematics", "body_poses", "body_twists", "joint_twist_adjoints"]
+
+_CONSTANT_ADJOINTS = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -30,41 +36,80 @@ class Kinematics:
         Each joint's frame in the world.
     E_wi : ndarray, shape (n, 4, 4)
         Each body's frame in the world.
+    A_ip : ndarray, shape (n, 6, 6)
+        ``Ad(E_i_p)``: maps the parent body's twist into body i's frame (Eq. 2.10); for a
+        root, ``Ad(E_i_w)``.
     S, Sdot : tuple of ndarray, each (6, ndof_i)
         The joints' Jacobians and their time derivatives (Sdot is zero when no qdot was given).
+    phi : ndarray, shape (n, 6), or None
+        The body twists ``(omega; nu)`` in body coordinates, when ``qdot`` was given.
     """
 
     E_pj: np.ndarray
     E_wj: np.ndarray
     E_wi: np.ndarray
+    A_ip: np.ndarray
     S: tuple
     Sdot: tuple
+    phi: np.ndarray | None
+
+
+def joint_twist_adjoints(model):
+    """``Ad(E_i_j)``, shape (n, 6, 6): maps joint-frame twists to body-frame twists (constant)."""
+    if model not in _CONSTANT_ADJOINTS:
+        A = adjoint_unchecked(inv_se3_unchecked(model.T_joint_body))
+        A.setflags(write=False)
+        _CONSTANT_ADJOINTS[model] = A
+    return _CONSTANT_ADJOINTS[model]
 
 
 def forward_kinematics(model, q, qdot=None):
-    """Joint and body frames of ``model`` at coordinates ``q`` (nq,), plus each joint's S and Sdot.
-
-    ``qdot`` (nq,) is needed only for ``Sdot``; without it ``Sdot`` is zero.
+    """One sweep from the root: frames of joints and bodies at ``q`` (nq,) and, with ``qdot``, twists.
 
     Returns
     -------
     Kinematics
+
+    Examples
+    --------
+    A one-link arm: the body sits 1 m along the joint's x axis, which the joint turns about z.
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[0, 3] = 1.0
+    >>> model = Model([Body("arm", -1, Revolute([0, 0, 1]), np.eye(4), T, 1.0, np.eye(3))])
+    >>> kin = forward_kinematics(model, [np.pi / 2], [1.0])
+    >>> np.round(kin.E_wi[0, :3, 3], 12), kin.phi[0]
+    (array([0., 1., 0.]), array([0., 0., 1., 0., 1., 0.]))
     """
-    q = model.check_state(q) if qdot is None else model.check_state(q, qdot)[0]
-    qdot = np.zeros(model.nq) if qdot is None else model.check_state(q, qdot)[1]
+    if qdot is None:
+        q, v = model.check_state(q), np.zeros(model.nq)
+    else:
+        q, v = model.check_state(q, qdot)
     n = model.n
     E_pj = np.empty((n, 4, 4))
     E_wj = np.empty((n, 4, 4))
     S, Sdot = [], []
     for i, body in enumerate(model.bodies):
-        s = model.dofs[i]
-        Q, Si, Sdi = body.joint._evaluate(q[s], qdot[s])
+        Q, Si, Sdi = body.joint._evaluate(q[model.dofs[i]], v[model.dofs[i]])
         E_pj[i] = model.T_parent_joint[i] @ Q
         E_wj[i] = E_pj[i] if body.parent < 0 else E_wj[body.parent] @ E_pj[i]
         S.append(Si)
         Sdot.append(Sdi)
     E_wi = E_wj @ model.T_joint_body
-    return Kinematics(E_pj, E_wj, E_wi, tuple(S), tuple(Sdot))
+    E_iw = inv_se3_unchecked(E_wi)
+    parents = np.array(model.parents)
+    E_wp = np.where((parents >= 0)[:, None, None], E_wi[parents], np.eye(4))
+    A_ip = adjoint_unchecked(E_iw @ E_wp)
+    phi = None
+    if qdot is not None:
+        A_ij = joint_twist_adjoints(model)
+        phi = np.zeros((n, 6))
+        for i, p in enumerate(model.parents):               # Eq. (2.8)-(2.12)
+            phi[i] = A_ij[i] @ (S[i] @ v[model.dofs[i]])
+            if p >= 0:
+                phi[i] += A_ip[i] @ phi[p]
+    return Kinematics(E_pj, E_wj, E_wi, A_ip, tuple(S), tuple(Sdot), phi)
 
 
 def body_poses(model, q):
@@ -72,24 +117,9 @@ def body_poses(model, q):
     return forward_kinematics(model, q).E_wi
 
 
-def joint_twist_adjoints(model):
-    """``Ad(E_i_j)``, shape (n, 6, 6): maps joint-frame twists to body-frame twists (constant)."""
-    return adjoint_unchecked(inv_se3_unchecked(model.T_joint_body))
-
-
 def body_twists(model, q, qdot):
     """Body twists ``phi_i = (omega_i; nu_i)`` in body coordinates, shape (n, 6), by Eq. (2.8)-(2.12).
 
-    One sweep from the root: ``phi_i = Ad(E_i_p) phi_p + Ad(E_i_j) S_i qdot_i``, with the
-    world at rest (``phi_0 = 0``). The same numbers as ``jacobian(model, q) @ qdot``, in O(n).
+    The same numbers as ``jacobian(model, q) @ qdot``, in O(n).
     """
-    q, qdot = model.check_state(q, qdot)
-    kin = forward_kinematics(model, q)
-    A_ij = joint_twist_adjoints(model)
-    E_iw = inv_se3_unchecked(kin.E_wi)
-    phi = np.zeros((model.n, 6))
-    for i, body in enumerate(model.bodies):
-        phi[i] = A_ij[i] @ (kin.S[i] @ qdot[model.dofs[i]])
-        if body.parent >= 0:
-            phi[i] += adjoint_unchecked(E_iw[i] @ kin.E_wi[body.parent]) @ phi[body.parent]
-    return phi
+    return forward_kinematics(model, q, qdot).phi

@@ -28,14 +28,29 @@ def unit_axis(axis, where):
     return a / n
 
 
+_ZEROS = {k: np.zeros((6, k)) for k in range(4)}
+for _z in _ZEROS.values():
+    _z.setflags(write=False)
+
+
 class _ConstantJacobian(Joint):
     """A joint with constant ``S``: ``Sdot = 0`` and ``Q = exp([S q])`` (Eq. 2.4)."""
 
     def _S(self, q):
-        return self._S0.astype(q.dtype)
+        return self._S0 if q.dtype.kind == "f" else self._S0.astype(q.dtype)
 
     def _Sdot(self, q, qdot):
         return np.zeros((6, self.ndof), dtype=np.result_type(q, qdot))
+
+    def _evaluate(self, q, qdot):
+        # S and Sdot are constant: share read-only arrays instead of building them per call
+        if q.dtype.kind == "f" and qdot.dtype.kind == "f":
+            return self._Q(q), self._S0, self._zeros
+        return super()._evaluate(q, qdot)
+
+    @property
+    def _zeros(self):
+        return _ZEROS[self.ndof]
 
 
 class Fixed(_ConstantJacobian):
@@ -67,15 +82,15 @@ class Revolute(_ConstantJacobian):
     def __init__(self, axis=(0.0, 0.0, 1.0), where="revolute joint"):
         self.axis = unit_axis(axis, where)
         self._S0 = np.concatenate([self.axis, np.zeros(3)])[:, None]
+        self._S0.setflags(write=False)
         a = self.axis
-        self._K = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
-        self._K2 = self._K @ self._K
+        K = np.zeros((4, 4))
+        K[:3, :3] = [[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]]
+        self._K, self._K2 = K, K @ K
 
     def _Q(self, q):
         s, c = np.sin(q[0]), np.cos(q[0])
-        Q = np.eye(4, dtype=q.dtype)
-        Q[:3, :3] += s * self._K + (1.0 - c) * self._K2  # Rodrigues, Eq. (1.10)
-        return Q
+        return np.eye(4) + s * self._K + (1.0 - c) * self._K2  # Rodrigues, Eq. (1.10)
 
     def spec(self):
         return {"type": self.kind, "axis": self.axis}
@@ -98,6 +113,7 @@ class Prismatic(_ConstantJacobian):
     def __init__(self, axis=(1.0, 0.0, 0.0), where="prismatic joint"):
         self.axis = unit_axis(axis, where)
         self._S0 = np.concatenate([np.zeros(3), self.axis])[:, None]
+        self._S0.setflags(write=False)
 
     def _Q(self, q):
         Q = np.eye(4, dtype=q.dtype)
@@ -131,6 +147,7 @@ class Planar(_ConstantJacobian):
             raise ValueError(f"{where}: field 'plane' must have two independent columns")
         self.plane = B
         self._S0 = np.vstack([np.zeros((3, 2)), B])
+        self._S0.setflags(write=False)
 
     def _Q(self, q):
         Q = np.eye(4, dtype=q.dtype)
