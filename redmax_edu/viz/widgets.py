@@ -95,3 +95,37 @@ def force_explorer(examples):
 
     choice = W.Dropdown(options=list(examples), description="force")
     return W.VBox([choice, W.interactive_output(show, {"name": choice})])
+
+
+def joint_explorer(kind="revolute"):
+    """Pick a joint type and drag its coordinates: the scene of :func:`joint_scene`, redrawn live.
+
+    Starts at the preset ``kind`` of :data:`~redmax_edu.viz.joint_explorer.JOINT_PRESETS` with
+    its starting coordinates (the first panel of the joints page's static figure). Sliders
+    beyond the joint's number of coordinates are disabled.
+    """
+    from .joint_explorer import joint_presets, joint_scene
+
+    presets = joint_presets()
+    if kind not in presets:
+        raise ValueError(f"argument 'kind' must be one of {list(presets)}, got {kind!r}")
+    choice = W.Dropdown(options=list(presets), value=kind, description="joint")
+    sliders = [_slider(0.0, -3.2, 3.2, f"q{k + 1}") for k in range(6)]
+
+    def reset(change=None):
+        joint, q0, _ = presets[choice.value]
+        for k, slider in enumerate(sliders):
+            slider.disabled = k >= joint.ndof
+            slider.value = float(q0[k]) if k < joint.ndof else 0.0
+
+    def show(name, **values):
+        joint = presets[name][0]
+        q = [values[f"q{k + 1}"] for k in range(joint.ndof)]
+        draw_scene(joint_scene(joint, q))
+        plt.show()
+
+    reset()
+    choice.observe(reset, names="value")
+    controls = {"name": choice, **{f"q{k + 1}": s for k, s in enumerate(sliders)}}
+    out = W.interactive_output(show, controls)
+    return W.VBox([choice, W.HBox(sliders[:3]), W.HBox(sliders[3:]), out])
