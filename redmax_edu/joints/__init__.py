@@ -3,17 +3,43 @@
 Every joint has ``ndof`` coordinates and the three functions ``Q(q)``, ``S(q)``,
 ``Sdot(q, qdot)`` of Eq. (2.24); :func:`joint_from_spec` builds one from the scene format.
 
+=================  ====  ========================================================  ===============
+type               ndof  spec keys                                                 class
+=================  ====  ========================================================  ===============
+fixed              0                                                               Fixed
+revolute           1     axis (3,)                                                 Revolute
+prismatic          1     axis (3,)                                                 Prismatic
+planar             2     plane (3, 2)                                              Planar
+translational      3                                                               Translational
+universal          2                                                               Universal
+spherical_euler    3     chart ("XYZ" default; any of the 12)                      SphericalEuler
+spherical_exp      3                                                               SphericalExp
+free2d             3                                                               Free2D
+free3d_euler       6     chart                                                     Free3DEuler
+free3d_exp         6     order ("translate_first" default, or "rotate_first")      Free3DExp
+composite          sum   joints (list of sub-specs, not fixed/composite)           Composite
+spline_curve       1     control_frames (n >= 4, 4, 4)                             SplineCurve
+spline_surface     2     control_values (4, 4, 6)                                  SplineSurface
+=================  ====  ========================================================  ===============
+
 Taught in book/02_reduced/04_joints.
 """
 
 from .base import Joint
 from .basic import Fixed, Planar, Prismatic, Revolute, Translational
+from .composite import Composite, Free2D, Free3DEuler, Free3DExp
+from .euler import SphericalEuler, Universal
+from .exponential import SphericalExp
+from .spline import SplineCurve, SplineSurface
 
-__all__ = ["Joint", "Fixed", "Revolute", "Prismatic", "Planar", "Translational",
-           "JOINT_TYPES", "joint_from_spec"]
+__all__ = ["Joint", "Fixed", "Revolute", "Prismatic", "Planar", "Translational", "Universal",
+           "SphericalEuler", "SphericalExp", "Composite", "Free2D", "Free3DEuler", "Free3DExp",
+           "SplineCurve", "SplineSurface", "JOINT_TYPES", "joint_from_spec"]
 
 #: The joint classes by their ``type`` in the scene format.
-JOINT_TYPES = {cls.kind: cls for cls in (Fixed, Revolute, Prismatic, Planar, Translational)}
+JOINT_TYPES = {cls.kind: cls for cls in (Fixed, Revolute, Prismatic, Planar, Translational, Universal,
+                                         SphericalEuler, SphericalExp, Free2D, Free3DEuler, Free3DExp,
+                                         Composite, SplineCurve, SplineSurface)}
 
 
 def joint_from_spec(spec, where="joint"):

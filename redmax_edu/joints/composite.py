@@ -1,0 +1,294 @@
+"""Composite joints (§2.4.9) and the free joints built from them (§2.4.10-2.4.11).
+
+A composite joint chains sub-joints with massless frames in between:
+``Q = Q_1 Q_2 ... Q_k`` (Eq. 2.53). The child frame's twist is the sum of each sub-joint's
+twist carried to the child frame by the transforms that follow it,
+
+    S = [Ad(P_1^-1) S_1, Ad(P_2^-1) S_2, ..., S_k],   P_i = Q_{i+1} ... Q_k
+
+(Eq. 2.54 for two joints). Differentiating ``Ad(P_i^-1)`` in time gives
+``-ad(phi_i) Ad(P_i^-1)``, where ``phi_i = P_i^-1 dP_i/dt`` is the twist of the tail P_i in its
+own frame (Eq. 2.56), so
+
+    Sdot_i = Ad(P_i^-1) Sdot_i' - ad(phi_i) Ad(P_i^-1) S_i'    (Eq. 2.58, any number of joints).
+
+One sweep from the last sub-joint to the first builds both, accumulating ``Ad(P_i^-1)`` and
+``phi_i`` as it goes. The free joints are composites whose closed forms the writeup works out
+(Eq. 2.60-2.66); the tests check that this code reproduces them.
+
+Taught in book/02_reduced/04_joints.
+"""
+
+import numpy as np
+
+from ..lie import ad_unchecked, adjoint_unchecked, inv_se3_unchecked
+from .base import Joint
+from .basic import Planar, Revolute, Translational
+from .euler import SphericalEuler
+from .exponential import SphericalExp
+
+__all__ = ["Composite", "Free2D", "Free3DEuler", "Free3DExp"]
+
+#: Sub-joint kinds a composite may not contain.
+_NOT_ALLOWED = ("fixed", "composite")
+
+
+def _plain(value):
+    """A spec value in JSON form (nested lists), so that specs compare with ``==`` and serialise."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+class Composite(Joint):
+    """Sub-joints in series: ``Q = Q_1 ... Q_k``, ``q = (q_1, ..., q_k)`` (Eq. 2.53-2.58).
+
+    Parameters
+    ----------
+    joints : sequence of Joint
+        At least one; none of kind ``fixed`` or ``composite``.
+    where : str
+        Names the joint in error messages.
+
+    Examples
+    --------
+    Scene 19 of the reference code: a hinge about x followed by a slider along the rotated x.
+
+    >>> from redmax_edu.joints import Prismatic, Revolute
+    >>> j = Composite([Revolute([1, 0, 0]), Prismatic([1, 0, 0])])
+    >>> j.ndof, j.S([0.1, 0.0]).T
+    (2, array([[1., 0., 0., 0., 0., 0.],
+           [0., 0., 0., 1., 0., 0.]]))
+
+    Taught in book/02_reduced/04_joints.
+    """
+
+    kind = "composite"
+
+    def __init__(self, joints, where="composite joint"):
+        joints = tuple(joints)
+        if not joints:
+            raise ValueError(f"{where}: field 'joints' must list at least one sub-joint")
+        for i, j in enumerate(joints):
+            if not isinstance(j, Joint):
+                raise ValueError(f"{where}: field 'joints'[{i}] must be a Joint, got {type(j).__name__}")
+            if j.kind in _NOT_ALLOWED:
+                raise ValueError(f"{where}: field 'joints'[{i}] has type {j.kind!r}; a composite joint "
+                                 f"may not contain {' or '.join(_NOT_ALLOWED)} joints")
+        self.joints = joints
+        starts = np.cumsum([0] + [j.ndof for j in joints])
+        self._slices = tuple(slice(a, b) for a, b in zip(starts[:-1], starts[1:], strict=True))
+        self.ndof = int(starts[-1])
+
+    # --- Eq. (2.53)-(2.58) ----------------------------------------------------------------
+    def _chain(self, q, qdot, want_sdot):
+        parts = [j._evaluate(q[s], qdot[s]) if want_sdot else (j._Q(q[s]), j._S(q[s]), None)
+                 for j, s in zip(self.joints, self._slices, strict=True)]
+        dtype = np.result_type(q, qdot)
+        S = np.zeros((6, self.ndof), dtype=dtype)
+        Sdot = np.zeros((6, self.ndof), dtype=dtype) if want_sdot else None
+        A = np.eye(6, dtype=dtype)  # Ad(P^-1) of the tail P = Q_{i+1} ... Q_k
+        phi = np.zeros(6, dtype=dtype)  # the tail's twist in its own (the child's) frame
+        for (Qi, Si, Sdi), s in zip(reversed(parts), reversed(self._slices), strict=True):
+            ASi = A @ Si  # Eq. (2.54)
+            S[:, s] = ASi
+            if want_sdot:
+                Sdot[:, s] = A @ Sdi - ad_unchecked(phi) @ ASi  # Eq. (2.55)-(2.58)
+                phi = phi + ASi @ qdot[s]
+            A = A @ adjoint_unchecked(inv_se3_unchecked(Qi))
+        Q = parts[0][0]
+        for Qi, _, _ in parts[1:]:
+            Q = Q @ Qi
+        return Q, S, Sdot
+
+    def _Q(self, q):
+        Q = self.joints[0]._Q(q[self._slices[0]])
+        for j, s in zip(self.joints[1:], self._slices[1:], strict=True):
+            Q = Q @ j._Q(q[s])
+        return Q
+
+    def _S(self, q):
+        return self._chain(q, np.zeros_like(q), False)[1]
+
+    def _Sdot(self, q, qdot):
+        return self._chain(q, qdot, True)[2]
+
+    def _evaluate(self, q, qdot):
+        return self._chain(q, qdot, True)
+
+    # --- singular charts: each sub-joint handles its own ----------------------------------
+    def reparameterize(self, q, qdot):
+        """Let each sub-joint reparameterize; the product Q and the twist ``S qdot`` are unchanged.
+
+        Each sub-joint keeps its own transform and twist, and the composite's pose and twist
+        are built from those alone (Eq. 2.53-2.54).
+
+        Returns
+        -------
+        joint : Composite
+            ``self``, or a joint of the same class with the new sub-joints.
+        q, qdot : ndarray, shape (ndof,)
+        """
+        q = self._coordinates(q, "q").copy()
+        qdot = self._coordinates(qdot, "qdot").copy()
+        joints, changed = [], False
+        for j, s in zip(self.joints, self._slices, strict=True):
+            new, q[s], qdot[s] = j.reparameterize(q[s], qdot[s])
+            changed = changed or new is not j
+            joints.append(new)
+        return (self._rebuild(joints) if changed else self), q, qdot
+
+    def _rebuild(self, joints):
+        return Composite(joints)
+
+    # --- scene format ---------------------------------------------------------------------
+    def spec(self):
+        return {"type": self.kind, "joints": [_plain(j.spec()) for j in self.joints]}
+
+    @classmethod
+    def from_spec(cls, spec, where):
+        from . import joint_from_spec  # the registry imports this module
+
+        subs = spec.get("joints")
+        if not isinstance(subs, list | tuple) or not subs:
+            raise ValueError(f"{where}: field 'joints' must be a non-empty list of joint specs, got {subs!r}")
+        joints = []
+        for i, sub in enumerate(subs):
+            if isinstance(sub, dict) and sub.get("type") in _NOT_ALLOWED:
+                raise ValueError(f"{where}: field 'joints'[{i}] has type {sub['type']!r}; a composite "
+                                 f"joint may not contain {' or '.join(_NOT_ALLOWED)} joints")
+            joints.append(joint_from_spec(sub, f"{where}, joints[{i}]"))
+        return cls(joints, where)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({list(self.joints)!r})"
+
+
+class Free2D(Composite):
+    """Free motion in the x-y plane: ``q = (x, y, theta)``, planar then revolute about z (Eq. 2.59-2.61).
+
+    ``S = [(0, 0, 0, c, -s, 0), (0, 0, 0, s, c, 0), (0, 0, 1, 0, 0, 0)]`` (columns, ``c, s`` of
+    ``theta``): the planar velocity seen in the rotated child frame (Eq. 2.60).
+
+    Examples
+    --------
+    >>> j = Free2D()
+    >>> np.round(j.Q([1.0, 2.0, np.pi / 2]), 12) + 0.0
+    array([[ 0., -1.,  0.,  1.],
+           [ 1.,  0.,  0.,  2.],
+           [ 0.,  0.,  1.,  0.],
+           [ 0.,  0.,  0.,  1.]])
+
+    Taught in book/02_reduced/04_joints.
+    """
+
+    kind = "free2d"
+
+    def __init__(self, where="free2d joint"):
+        super().__init__([Planar(), Revolute([0.0, 0.0, 1.0])], where)
+
+    def _rebuild(self, joints):
+        return self
+
+    def spec(self):
+        return {"type": self.kind}
+
+    @classmethod
+    def from_spec(cls, spec, where):
+        return cls(where)
+
+    def __repr__(self):
+        return "Free2D()"
+
+
+class Free3DEuler(Composite):
+    """Free motion in 3D: ``q = (p, euler)``, ``Q = Trans(p) Rot_chart(euler)`` (Eq. 2.62-2.64).
+
+    Translational then spherical (Euler angles in ``chart``); :meth:`reparameterize` switches
+    the chart of the rotational part (§2.4.5).
+
+    Parameters
+    ----------
+    chart : str
+        One of the 12 Euler charts, default ``"XYZ"``.
+
+    Examples
+    --------
+    >>> j = Free3DEuler("ZYX")
+    >>> j.Q([1.0, 2.0, 3.0, 0.0, 0.0, 0.0])[:3, 3]
+    array([1., 2., 3.])
+
+    Taught in book/02_reduced/04_joints.
+    """
+
+    kind = "free3d_euler"
+
+    def __init__(self, chart="XYZ", where="free3d_euler joint"):
+        super().__init__([Translational(), SphericalEuler(chart, where)], where)
+        self.chart = self.joints[1].chart
+
+    def _rebuild(self, joints):
+        return Free3DEuler(joints[1].chart)
+
+    def spec(self):
+        return {"type": self.kind, "chart": self.chart}
+
+    @classmethod
+    def from_spec(cls, spec, where):
+        return cls(spec.get("chart", "XYZ"), where)
+
+    def __repr__(self):
+        return f"Free3DEuler(chart={self.chart!r})"
+
+
+class Free3DExp(Composite):
+    """Free motion in 3D with the rotation in exponential coordinates (Eq. 2.62-2.66).
+
+    ``order="translate_first"`` (default, the reference JointFree3D): ``q = (p, r)``,
+    ``Q = Trans(p) Rot(exp r)``, so p is the child's position in the parent frame (Eq. 2.63-2.64).
+    ``order="rotate_first"`` (the reference JointFree of scene 33): ``q = (r, p)``,
+    ``Q = Rot(exp r) Trans(p)``, so p is measured along the rotated axes (Eq. 2.65-2.66).
+    :meth:`reparameterize` shortens r as :class:`~redmax_edu.joints.exponential.SphericalExp` does.
+
+    Parameters
+    ----------
+    order : {"translate_first", "rotate_first"}
+
+    Examples
+    --------
+    >>> j = Free3DExp(order="rotate_first")
+    >>> np.round(j.Q([0.0, 0.0, np.pi / 2, 1.0, 0.0, 0.0])[:3, 3], 12) + 0.0
+    array([0., 1., 0.])
+
+    Taught in book/02_reduced/04_joints.
+    """
+
+    kind = "free3d_exp"
+    ORDERS = ("translate_first", "rotate_first")
+
+    def __init__(self, order="translate_first", where="free3d_exp joint"):
+        if order not in self.ORDERS:
+            raise ValueError(f"{where}: field 'order' must be one of {', '.join(self.ORDERS)}, got {order!r}")
+        self.order = order
+        parts = [Translational(), SphericalExp()]
+        super().__init__(parts if order == "translate_first" else parts[::-1], where)
+
+    def _rebuild(self, joints):
+        return self
+
+    def spec(self):
+        out = {"type": self.kind}
+        if self.order != "translate_first":
+            out["order"] = self.order
+        return out
+
+    @classmethod
+    def from_spec(cls, spec, where):
+        return cls(spec.get("order", "translate_first"), where)
+
+    def __repr__(self):
+        return f"Free3DExp(order={self.order!r})"

@@ -1,0 +1,321 @@
+"""Spline joints (Lee and Terzopoulos 2008): a curve of frames (§2.4.12) and a surface (§2.4.13).
+
+Both are products of exponentials of constant twists weighted by spline functions of q,
+
+    Q(q) = Q_0 exp([xi_1] w_1(q)) exp([xi_2] w_2(q)) ... exp([xi_m] w_m(q)),
+
+so one routine, :func:`product_of_exponentials`, computes Q, S and dS/dq for both (Alg. 3
+and Alg. 4). Adding one factor ``Q_i = exp([xi_i] w_i)`` carries the previous columns into
+the new frame and adds the factor's own rate,
+
+    S <- Ad(Q_i^-1) S + xi_i dw_i/dq,
+
+and differentiating ``Ad(Q_i^-1) = exp(-w_i ad(xi_i))`` gives the Hessian update
+
+    dS_j/dq_l <- Ad(Q_i^-1) (dS_j/dq_l + ad(S_j) xi_i dw_i/dq_l) + xi_i d2w_i/dq_j dq_l.
+
+(Alg. 3 as printed weights the bracket term by the basis value ``B~_i``; its derivative
+``B~'_i`` is what the chain rule gives, as in Alg. 4, line 16, and what the unit tests confirm
+against finite differences.) ``Sdot = sum_l dS/dq_l qdot_l``.
+
+Taught in book/02_reduced/04_joints.
+"""
+
+import numpy as np
+
+from .._validate import as_transform
+from ..lie import ad_unchecked, adjoint_unchecked, exp_se3, inv_se3_unchecked, log_se3
+from .base import Joint, spec_array
+
+__all__ = ["SplineCurve", "SplineSurface", "product_of_exponentials", "BSPLINE_BASIS",
+           "cumulative_basis", "bspline_weights"]
+
+#: The uniform cubic B-spline basis matrix B of Eq. (2.68): weights = B @ (1, u, u^2, u^3).
+BSPLINE_BASIS = np.array([[1.0, -3.0, 3.0, -1.0],
+                          [4.0, 0.0, -6.0, 3.0],
+                          [1.0, 3.0, 3.0, -3.0],
+                          [0.0, 0.0, 0.0, 1.0]]) / 6.0
+
+# Row r of the cumulative basis sums rows r..4 of B (Eq. 2.72).
+_CUMULATIVE = np.cumsum(BSPLINE_BASIS[::-1], axis=0)[::-1]
+
+
+def _powers(u):
+    """``(1, u, u^2, u^3)`` and its first two derivatives, each shape (4,)."""
+    zero, one = 0.0 * u, 1.0 + 0.0 * u
+    return (np.array([one, u, u * u, u * u * u]),
+            np.array([zero, one, 2 * u, 3 * u * u]),
+            np.array([zero, zero, 2 * one, 6 * u]))
+
+
+def bspline_weights(u):
+    """The four cubic B-spline weights at ``u`` and their derivatives (Eq. 2.69-2.70, 2.73).
+
+    Parameters
+    ----------
+    u : float
+        Local parameter, normally in [0, 1].
+
+    Returns
+    -------
+    b, db, ddb : ndarray, shape (4,) each
+
+    Examples
+    --------
+    >>> bspline_weights(0.0)[0] * 6
+    array([1., 4., 1., 0.])
+
+    Taught in book/02_reduced/04_joints.
+    """
+    p, dp, ddp = _powers(u)
+    return BSPLINE_BASIS @ p, BSPLINE_BASIS @ dp, BSPLINE_BASIS @ ddp
+
+
+def cumulative_basis(u):
+    """The cumulative basis ``B~_1..4(u)`` of Eq. (2.72) and its two derivatives (Eq. 2.73).
+
+    ``B~_r = B_r + ... + B_4``; ``B~_1 = 1``.
+
+    Parameters
+    ----------
+    u : float
+
+    Returns
+    -------
+    bt, dbt, ddbt : ndarray, shape (4,) each
+
+    Examples
+    --------
+    >>> np.round(cumulative_basis(0.0)[0] * 6, 12)
+    array([6., 5., 1., 0.])
+
+    Taught in book/02_reduced/04_joints.
+    """
+    p, dp, ddp = _powers(u)
+    return _CUMULATIVE @ p, _CUMULATIVE @ dp, _CUMULATIVE @ ddp
+
+
+def product_of_exponentials(Q0, twists, w, dw, ddw):
+    """``Q = Q0 prod_i exp([xi_i] w_i)``, its ``S`` and ``dS/dq`` (Alg. 3 and Alg. 4).
+
+    Parameters
+    ----------
+    Q0 : ndarray, shape (4, 4)
+        The constant first factor.
+    twists : ndarray, shape (m, 6)
+        The constant twists ``xi_i``.
+    w : ndarray, shape (m,)
+        The weights ``w_i(q)``.
+    dw : ndarray, shape (m, n)
+        ``dw_i/dq_j``.
+    ddw : ndarray, shape (m, n, n)
+        ``d2 w_i / dq_j dq_l``.
+
+    Returns
+    -------
+    Q : ndarray, shape (4, 4)
+    S : ndarray, shape (6, n)
+        ``[S_j] = Q^-1 dQ/dq_j``.
+    dS : ndarray, shape (6, n, n)
+        ``dS[:, j, l] = dS_j/dq_l`` (derivative index last).
+
+    Examples
+    --------
+    One factor about z: the rate is the twist itself.
+
+    >>> Q, S, dS = product_of_exponentials(np.eye(4), np.array([[0, 0, 1.0, 0, 0, 0]]),
+    ...                                    np.array([0.3]), np.array([[2.0]]), np.zeros((1, 1, 1)))
+    >>> S.ravel()
+    array([0., 0., 2., 0., 0., 0.])
+
+    Taught in book/02_reduced/04_joints.
+    """
+    n = dw.shape[1]
+    dtype = np.result_type(Q0, w, dw, ddw)
+    Q = np.array(Q0, dtype=dtype)
+    S = np.zeros((6, n), dtype=dtype)
+    dS = np.zeros((6, n, n), dtype=dtype)
+    for xi, wi, dwi, ddwi in zip(twists, w, dw, ddw, strict=True):
+        Qi = exp_se3(xi * wi)  # Alg. 3 line 5, Alg. 4 line 9
+        Q = Q @ Qi
+        A = adjoint_unchecked(inv_se3_unchecked(Qi))
+        # Alg. 4 line 16: dS_j/dq_l <- Ad (dS_j/dq_l + ad(S_j) xi dw_l) + xi ddw_jl
+        bracket = np.einsum("jab,b->aj", ad_unchecked(S.T), xi)  # column j: ad(S_j) xi
+        dS = np.einsum("ab,bjl->ajl", A, dS + bracket[:, :, None] * dwi[None, None, :])
+        dS = dS + xi[:, None, None] * ddwi[None, :, :]
+        S = A @ S + np.outer(xi, dwi)  # Alg. 3 line 9, Alg. 4 line 14
+    return Q, S, dS
+
+
+class SplineCurve(Joint):
+    """A 1-dof joint that slides and turns along a cyclic cubic B-spline of frames (Eq. 2.67-2.74).
+
+    With ``n >= 4`` control frames ``C_1..C_n`` and their differences
+    ``dC_j = log(C_{j-1}^-1 C_j)`` (cyclic: ``dC_1 = log(C_n^-1 C_1)``), the coordinate is wrapped
+    to ``[0, n)``, split as ``q = k + u`` with integer k, and (1-based indices, cyclic)
+
+        Q(q) = C_{k+1} exp([dC_{k+2}] B~_2(u)) exp([dC_{k+3}] B~_3(u)) exp([dC_{k+4}] B~_4(u)).
+
+    At ``u = 0`` this is the B-spline blend of ``C_{k+1}, C_{k+2}, C_{k+3}`` with weights
+    (1, 4, 1)/6 in the log sense; the frame is C^2 in q across knots and periodic with period n.
+
+    Parameters
+    ----------
+    control_frames : array_like, shape (n, 4, 4)
+        Rigid transforms in the joint frame, ``n >= 4``.
+    where : str
+        Names the joint in error messages.
+
+    Examples
+    --------
+    Four frames on a square, all with the same orientation: the path is a closed curve.
+
+    >>> frames = np.tile(np.eye(4), (4, 1, 1))
+    >>> frames[:, :2, 3] = [[1, 0], [0, 1], [-1, 0], [0, -1]]
+    >>> j = SplineCurve(frames)
+    >>> np.allclose(j.Q([0.0]), j.Q([4.0])), np.round(j.Q([0.0])[:3, 3], 12) + 0.0
+    (True, array([0.        , 0.66666667, 0.        ]))
+
+    Taught in book/02_reduced/04_joints.
+    """
+
+    kind = "spline_curve"
+    ndof = 1
+
+    def __init__(self, control_frames, where="spline_curve joint"):
+        frames = np.asarray(control_frames) if not isinstance(control_frames, np.ndarray) else control_frames
+        if frames.ndim != 3 or frames.shape[1:] != (4, 4):
+            raise ValueError(f"{where}: field 'control_frames' must be a list of 4x4 transforms, "
+                             f"got shape {frames.shape}")
+        if len(frames) < 4:
+            raise ValueError(f"{where}: field 'control_frames' needs at least 4 frames for a cubic "
+                             f"B-spline, got {len(frames)}")
+        try:
+            frames = np.array([as_transform(F, f"control_frames[{i}]") for i, F in enumerate(frames)])
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+        self.control_frames = frames
+        n = len(frames)
+        # dC[m] (0-based) = log(C[m-1]^-1 C[m]); dC[0] wraps around to C[n-1] (Eq. 2.74).
+        self._dC = np.array([log_se3(inv_se3_unchecked(frames[m - 1]) @ frames[m]) for m in range(n)])
+
+    def _local(self, q):
+        """``(k, u)``: the segment index (0-based) and local parameter of the wrapped ``q``."""
+        n = len(self.control_frames)
+        x = q[0] - n * np.floor(q[0].real / n)
+        k = min(int(np.floor(x.real)), n - 1)  # round-off can put x at n
+        return k, x - k
+
+    def _factors(self, q):
+        k, u = self._local(q)
+        n = len(self.control_frames)
+        bt, dbt, ddbt = cumulative_basis(u)
+        twists = self._dC[[(k + i) % n for i in (1, 2, 3)]]  # dC_{k+2..k+4}, 1-based
+        return self.control_frames[k], twists, bt[1:], dbt[1:, None], ddbt[1:, None, None]
+
+    def _Q(self, q):
+        Q0, twists, w, _, _ = self._factors(q)
+        Q = Q0.astype(np.result_type(Q0, w))
+        for xi, wi in zip(twists, w, strict=True):
+            Q = Q @ exp_se3(xi * wi)  # Eq. (2.74)
+        return Q
+
+    def _S(self, q):
+        return product_of_exponentials(*self._factors(q))[1]
+
+    def _Sdot(self, q, qdot):
+        return self._evaluate(q, qdot)[2]
+
+    def _evaluate(self, q, qdot):
+        Q, S, dS = product_of_exponentials(*self._factors(q))
+        return Q, S, dS[:, :, 0] * qdot[0]
+
+    def spec(self):
+        return {"type": self.kind, "control_frames": self.control_frames}
+
+    @classmethod
+    def from_spec(cls, spec, where):
+        if "control_frames" not in spec:
+            raise ValueError(f"{where}: missing field 'control_frames'")
+        raw = spec["control_frames"]
+        try:
+            frames = np.asarray(raw, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: field 'control_frames' must be a list of 4x4 numeric "
+                             f"transforms") from None
+        return cls(frames, where)
+
+
+#: The six basis twists of the spline surface (Eq. 2.77): translations x, y, z, then rotations.
+_SURFACE_TWISTS = np.vstack([np.eye(6)[3:], np.eye(6)[:3]])
+
+
+class SplineSurface(Joint):
+    """A 2-dof joint on a tensor-product cubic B-spline patch (Eq. 2.75-2.78, Alg. 4).
+
+    Six scalar fields ``f_k(q) = b(q2)^T C_k b(q1)`` (``b(u) = B (1, u, u^2, u^3)``, a single
+    4x4 patch, no wrapping) drive ``Q = prod_k exp([e_k] f_k(q))`` with ``e_1..e_3`` the
+    translations along x, y, z and ``e_4..e_6`` the rotations about x, y, z (Eq. 2.77), i.e.
+    a translation followed by XYZ Euler angles.
+
+    Parameters
+    ----------
+    control_values : array_like, shape (4, 4, 6)
+        ``control_values[i1][i2][k]`` is entry ``(i1, i2)`` of ``C_k``; ``i1`` pairs with
+        ``q2`` and ``i2`` with ``q1``. This is the layout of the reference code's
+        ``controlValues`` (scene 22 of ``shared/reference/redmax_scenes``).
+    where : str
+        Names the joint in error messages.
+
+    Examples
+    --------
+    A flat patch whose x value is 3 everywhere: a pure translation.
+
+    >>> cv = np.zeros((4, 4, 6)); cv[:, :, 0] = 3.0
+    >>> SplineSurface(cv).Q([0.4, 0.7])[:3, 3]
+    array([3., 0., 0.])
+
+    Taught in book/02_reduced/04_joints.
+    """
+
+    kind = "spline_surface"
+    ndof = 2
+
+    def __init__(self, control_values, where="spline_surface joint"):
+        self.control_values = spec_array({"control_values": control_values}, "control_values",
+                                         (4, 4, 6), where)
+        self._C = np.moveaxis(self.control_values, 2, 0)  # C_k, shape (6, 4, 4)
+
+    def _factors(self, q):
+        b1, db1, ddb1 = bspline_weights(q[0])
+        b2, db2, ddb2 = bspline_weights(q[1])
+        C = self._C
+        f = np.einsum("a,kab,b->k", b2, C, b1)  # Eq. (2.75)
+        dw = np.stack([np.einsum("a,kab,b->k", b2, C, db1),  # Eq. (2.76)
+                       np.einsum("a,kab,b->k", db2, C, b1)], axis=1)
+        d12 = np.einsum("a,kab,b->k", db2, C, db1)
+        ddw = np.empty((6, 2, 2), dtype=dw.dtype)
+        ddw[:, 0, 0] = np.einsum("a,kab,b->k", b2, C, ddb1)
+        ddw[:, 1, 1] = np.einsum("a,kab,b->k", ddb2, C, b1)
+        ddw[:, 0, 1] = ddw[:, 1, 0] = d12
+        return np.eye(4), _SURFACE_TWISTS, f, dw, ddw
+
+    def _Q(self, q):
+        return self._evaluate(q, np.zeros(2))[0]
+
+    def _S(self, q):
+        return self._evaluate(q, np.zeros(2))[1]
+
+    def _Sdot(self, q, qdot):
+        return self._evaluate(q, qdot)[2]
+
+    def _evaluate(self, q, qdot):
+        Q, S, dS = product_of_exponentials(*self._factors(q))  # Alg. 4
+        return Q, S, dS @ qdot
+
+    def spec(self):
+        return {"type": self.kind, "control_values": self.control_values}
+
+    @classmethod
+    def from_spec(cls, spec, where):
+        return cls(spec_array(spec, "control_values", (4, 4, 6), where), where)
