@@ -126,8 +126,9 @@ class SphericalExp(Joint):
         a, b, da, db = exp_coefficients(q @ q)
         K, Kd = hat_unchecked(q), hat_unchecked(qdot)
         K2 = K @ K
-        sdot = 2 * (q @ qdot)
-        Q = self._Q(q)
+        s, sdot = q @ q, 2 * (q @ qdot)
+        Q = np.eye(4, dtype=q.dtype)
+        Q[:3, :3] += (1 - s * b) * K + a * K2  # Rodrigues (Eq. 1.10) with sin(t)/t = 1 - t^2 b
         S = np.zeros((6, 3), dtype=q.dtype)
         S[:3] = np.eye(3) - a * K + b * K2
         Sd = np.zeros((6, 3), dtype=np.result_type(q, qdot))
