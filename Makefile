@@ -23,7 +23,7 @@ export REDMAX_EDU_PLOTLY=page
 PYTEST = $(BIN)/python -m pytest
 ok_if_empty = status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
 
-.PHONY: book test setup build refresh lint clean
+.PHONY: book test setup build refresh lint clean bench
 
 setup: $(STAMP) $(WIDGET_JS)
 
@@ -60,6 +60,16 @@ test: setup
 
 refresh: setup
 	$(BIN)/python tools/refresh_notebooks.py
+
+# Benchmarks in their own environment: the package (versions as tested) plus Pinocchio.
+BENCH := .venv-bench
+$(BENCH)/.installed: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(BENCH)
+	$(BENCH)/bin/python -m pip install --quiet -c requirements.txt -e '.[bench]'
+	touch $@
+
+bench: $(BENCH)/.installed
+	$(BENCH)/bin/python benchmarks/forward_dynamics.py
 
 lint: setup
 	$(BIN)/ruff check .
