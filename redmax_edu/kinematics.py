@@ -90,23 +90,23 @@ def forward_kinematics(model, q, qdot=None):
     E_pj = np.empty((n, 4, 4))
     E_wj = np.empty((n, 4, 4))
     S, Sdot = [], []
-    for i, body in enumerate(model.bodies):
-        Q, Si, Sdi = body.joint._evaluate(q[model.dofs[i]], v[model.dofs[i]])
+    joint_twists = np.empty((n, 6))                       # S_i qdot_i, in joint coordinates
+    for i, (body, s) in enumerate(zip(model.bodies, model.dofs, strict=True)):
+        Q, Si, Sdi = body.joint._evaluate(q[s], v[s])
         E_pj[i] = model.T_parent_joint[i] @ Q
         E_wj[i] = E_pj[i] if body.parent < 0 else E_wj[body.parent] @ E_pj[i]
         S.append(Si)
         Sdot.append(Sdi)
+        joint_twists[i] = Si @ v[s]
     E_wi = E_wj @ model.T_joint_body
     E_iw = inv_se3_unchecked(E_wi)
     parents = np.array(model.parents)
     E_wp = np.where((parents >= 0)[:, None, None], E_wi[parents], np.eye(4))
     A_ip = adjoint_unchecked(E_iw @ E_wp)
     phi = None
-    if qdot is not None:
-        A_ij = joint_twist_adjoints(model)
-        phi = np.zeros((n, 6))
-        for i, p in enumerate(model.parents):               # Eq. (2.8)-(2.12)
-            phi[i] = A_ij[i] @ (S[i] @ v[model.dofs[i]])
+    if qdot is not None:                                  # Eq. (2.8)-(2.12)
+        phi = (joint_twist_adjoints(model) @ joint_twists[:, :, None])[:, :, 0]
+        for i, p in enumerate(model.parents):
             if p >= 0:
                 phi[i] += A_ip[i] @ phi[p]
     return Kinematics(E_pj, E_wj, E_wi, A_ip, tuple(S), tuple(Sdot), phi)

@@ -29,6 +29,8 @@ def unit_axis(axis, where):
     return a if abs(n - 1.0) <= 4 * np.finfo(float).eps else a / n
 
 
+_EYE4 = np.eye(4)
+_EYE4.setflags(write=False)
 _ZEROS = {k: np.zeros((6, k)) for k in range(4)}
 for _z in _ZEROS.values():
     _z.setflags(write=False)
@@ -91,7 +93,7 @@ class Revolute(_ConstantJacobian):
 
     def _Q(self, q):
         s, c = np.sin(q[0]), np.cos(q[0])
-        return np.eye(4) + s * self._K + (1.0 - c) * self._K2  # Rodrigues, Eq. (1.10)
+        return _EYE4 + s * self._K + (1.0 - c) * self._K2  # Rodrigues, Eq. (1.10)
 
     def spec(self):
         return {"type": self.kind, "axis": self.axis}
