@@ -17,8 +17,8 @@ from .animate import animation_html
 from .scene import Frame, Path, Scene, box_edges, cube_bounds, union_bounds
 from .shapes import capsule_wireframe, cylinder_wireframe
 
-__all__ = ["LINK_COLORS", "model_scene", "model_length_scale", "body_strokes", "trajectory_scenes",
-           "trajectory_animation"]
+__all__ = ["LINK_COLORS", "model_scene", "draw_model_planar", "model_length_scale", "body_strokes",
+           "trajectory_scenes", "trajectory_animation"]
 
 _GAP = np.full((1, 3), np.nan)
 
@@ -144,6 +144,52 @@ def model_scene(model, q, *, title="", notes=(), joint_frames=True, body_frames=
     if bounds is None:
         bounds = cube_bounds(np.concatenate(points), margin=scale)
     return Scene(tuple(items), np.asarray(bounds, dtype=float), title=title, notes=tuple(notes))
+
+
+_PLANES = {"xy": (0, 1), "xz": (0, 2), "yz": (1, 2)}
+
+
+def draw_model_planar(model, q, ax=None, *, plane="xz", color=None, label=None, **plot_options):
+    """Draw ``model`` at ``q`` on 2D matplotlib axes, projected on a coordinate plane.
+
+    For planar mechanisms a flat drawing reads better than a 3D view. Each body is drawn
+    as in :func:`body_strokes` (its stick or shape), projected on ``plane``.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (model.nq,)
+    ax : matplotlib Axes, optional
+        A new figure's axes when None.
+    plane : {"xz", "xy", "yz"}
+    color : str, optional
+        One colour for the whole model; by default each body gets its own (LINK_COLORS).
+    label : str, optional
+        Legend label (given to the first body only).
+    **plot_options
+        Passed to ``ax.plot`` (linewidth, linestyle, alpha, ...).
+
+    Returns
+    -------
+    matplotlib Axes
+        With equal aspect ratio.
+    """
+    import matplotlib.pyplot as plt
+
+    if plane not in _PLANES:
+        raise ValueError(f"argument 'plane' must be one of {sorted(_PLANES)}, got {plane!r}")
+    a, b = _PLANES[plane]
+    if ax is None:
+        ax = plt.figure(figsize=(4, 4)).add_subplot()
+    kin = forward_kinematics(model, model.check_state(q))
+    plot_options.setdefault("linewidth", 2.5)
+    for i in range(model.n):
+        pts = body_strokes(model, kin, i)
+        c = LINK_COLORS[i % len(LINK_COLORS)] if color is None else color
+        ax.plot(pts[:, a], pts[:, b], color=c, label=label if i == 0 else None, **plot_options)
+    ax.set_aspect("equal")
+    ax.set(xlabel=plane[0], ylabel=plane[1])
+    return ax
 
 
 def trajectory_scenes(model, t, q, *, max_frames=60, **scene_options):

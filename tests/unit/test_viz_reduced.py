@@ -10,6 +10,7 @@ from redmax_edu.model import Body, Model
 from redmax_edu.viz.draw import draw_scene
 from redmax_edu.viz.reduced import (
     body_strokes,
+    draw_model_planar,
     model_length_scale,
     model_scene,
     trajectory_animation,
@@ -148,3 +149,19 @@ def test_trajectory_animation_is_a_kernel_free_player():
     html = trajectory_animation(model, t, np.outer(t, [1.0, -1.0, 0.2]), max_frames=6)
     assert "<img" in html and "animation" in html.lower()
     assert "cdnjs" not in html and "font-awesome" not in html
+
+
+def test_planar_drawing_is_the_projection_of_the_sticks(rng):
+    model = _tree()
+    q = rng.standard_normal(model.nq)
+    kin = forward_kinematics(model, q)
+    ax = draw_model_planar(model, q, plane="xz", color="k", label="tree")
+    lines = ax.get_lines()
+    assert len(lines) == model.n
+    for i, line in enumerate(lines):
+        pts = body_strokes(model, kin, i)
+        np.testing.assert_array_equal(line.get_xdata(), pts[:, 0])
+        np.testing.assert_array_equal(line.get_ydata(), pts[:, 2])
+    assert [ln.get_label() for ln in lines][0] == "tree"
+    with pytest.raises(ValueError, match="plane"):
+        draw_model_planar(model, q, plane="xw")
