@@ -11,6 +11,12 @@ with the reduced mass matrix ``M_r = J^T M_m J``, the quadratic velocity vector
 ``ad(phi)^T M phi``, gravity ``(0; m R^T g)``, viscous body damping ``-d phi`` and the
 model's extra maximal forces (springs, applied forces).
 
+Deformable bodies (§2.7, :mod:`redmax_edu.deformable`) extend the same equations to
+Eq. (2.99): with ``model.deformables`` the state ``q`` is ``(q_r, x_f)`` (joint coordinates,
+then free node positions; ``model.nq`` in all), each node contributes ``m J_n^T J_n`` to the
+mass matrix and ``J_n^T (m g + f_spring - m Jdot_n qdot)`` to the force, and every function
+below takes and returns arrays of length ``model.nq`` as before.
+
 Every function takes the model and state arrays and returns arrays: no hidden state.
 
 Taught in book/02_reduced/03_redmax and 05_stiffness_damping.
@@ -21,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import as_array
+from .deformable import node_jacobians
 from .jacobian import fill_jacobian, jacobian
 from .kinematics import forward_kinematics
 from .lie import ad_unchecked
@@ -39,8 +46,43 @@ def _block_mass(model, J):
 
 
 def mass_matrix(model, q):
-    """The reduced mass matrix ``M_r = J^T M_m J`` (Eq. 2.19), shape (nq, nq), symmetric positive definite."""
-    return _block_mass(model, jacobian(model, q))
+    """The reduced mass matrix ``M_r = J^T M_m J`` (Eq. 2.19), shape (nq, nq), symmetric positive definite.
+
+    With deformables, ``J_MR^T M_M J_MR`` of Eq. (2.99): the nodes add ``sum m J_n^T J_n``.
+    """
+    if not model.deformables:
+        return _block_mass(model, jacobian(model, q))
+    q = model.check_state(q)
+    kin = forward_kinematics(model, q)
+    J = fill_jacobian(model, kin)
+    nodes = node_jacobians(model, q, np.zeros(model.nq), kin.E_wi, np.zeros((model.n, 6)), J)
+    return _block_mass(model, J) + _node_mass(model, nodes)
+
+
+def _node_mass(model, nodes):
+    """``sum_nodes m J_n^T J_n`` (Eq. 2.98-2.99), shape (nq, nq)."""
+    M = np.zeros((model.nq, model.nq))
+    for spring, kin in zip(model.deformables, nodes, strict=True):
+        Jn = kin.J.reshape(-1, model.nq)
+        M += spring.node_mass * (Jn.T @ Jn)
+    return M
+
+
+def _node_forces(model, nodes, derivatives=False):
+    """``sum_nodes J_n^T (m g + f_spring - m Jdot_n qdot)`` (nq,), and with ``derivatives``
+    also ``J_n^T K_s J_n`` and ``J_n^T D_s J_n`` (nq, nq), the springs' stiffness and damping
+    mapped like the maximal ``K``, ``D`` (the change of ``J_n`` with q is neglected)."""
+    f = np.zeros(model.nq)
+    K, D = np.zeros((model.nq, model.nq)), np.zeros((model.nq, model.nq))
+    for spring, kin in zip(model.deformables, nodes, strict=True):
+        terms = spring.elastic(kin.x, kin.v)
+        Jn = kin.J.reshape(-1, model.nq)
+        f_nodes = terms.f + spring.node_mass * (model.gravity[None] - kin.Jdot_qdot)   # Eq. (2.91), (2.93)
+        f += Jn.T @ f_nodes.ravel()
+        if derivatives:
+            K += Jn.T @ terms.K @ Jn
+            D += Jn.T @ terms.D @ Jn
+    return (f, K, D) if derivatives else f
 
 
 @dataclass(frozen=True)
@@ -94,10 +136,51 @@ def _state(model, q, qdot):
     return q, qdot, kin, J, Jdot, kin.phi
 
 
+@dataclass(frozen=True)
+class _Assembly:
+    """``M_r`` and ``f_r`` (without ``tau``) at one state, with ``df/dq`` and ``df/dqdot`` if asked."""
+
+    M: np.ndarray
+    f: np.ndarray
+    dfdq: np.ndarray | None = None
+    dfdv: np.ndarray | None = None
+
+
+def _assemble(model, q, qdot, derivatives=False):
+    """Eq. (2.19) (Eq. 2.99 with deformables) at one state: the shared core of this module."""
+    q, qdot, kin, J, Jdot, phi = _state(model, q, qdot)
+    terms = maximal_forces(model, kin.E_wi, phi, derivatives=derivatives)
+    f_m = terms.f if derivatives else terms
+    M = _block_mass(model, J)
+    f = J.T @ f_m - _qvv(model, J, Jdot, qdot) + joint_forces(model, q, qdot)
+    dfdq = dfdv = None
+    if derivatives:
+        dfdv = J.T @ terms.D @ J - np.diag(model.damping)
+        dfdq = J.T @ terms.K @ J - np.diag(model.stiffness)
+    if model.deformables:
+        nodes = node_jacobians(model, q, qdot, kin.E_wi, phi, J, Jdot)
+        M = M + _node_mass(model, nodes)
+        if derivatives:
+            f_n, K_n, D_n = _node_forces(model, nodes, derivatives=True)
+            dfdq, dfdv = dfdq + K_n, dfdv + D_n
+        else:
+            f_n = _node_forces(model, nodes)
+        f = f + f_n
+    return _Assembly(M, f, dfdq, dfdv)
+
+
 def quadratic_velocity_vector(model, q, qdot):
-    """``-J^T M_m Jdot qdot`` (Eq. 2.19), shape (nq,): what the change of coordinates adds to the force."""
-    q, qdot, _, J, Jdot, _ = _state(model, q, qdot)
-    return -_qvv(model, J, Jdot, qdot)
+    """``-J^T M_m Jdot qdot`` (Eq. 2.19), shape (nq,): what the change of coordinates adds to the force.
+
+    With deformables, ``-J_MR^T M_M Jdot_MR qdot`` (Eq. 2.99): attached nodes add ``-m J_n^T Jdot_n qdot``.
+    """
+    q, qdot, kin, J, Jdot, phi = _state(model, q, qdot)
+    out = -_qvv(model, J, Jdot, qdot)
+    if model.deformables:
+        for spring, nodes in zip(model.deformables, node_jacobians(model, q, qdot, kin.E_wi, phi, J, Jdot),
+                                 strict=True):
+            out -= spring.node_mass * nodes.J.reshape(-1, model.nq).T @ nodes.Jdot_qdot.ravel()
+    return out
 
 
 def _qvv(model, J, Jdot, qdot):
@@ -113,22 +196,19 @@ def reduced_forces(model, q, qdot, tau=None):
     """The reduced force ``f_r = J^T (f_m - M_m Jdot qdot) + tau_joint + tau`` (Eq. 2.19, 2.80), shape (nq,).
 
     Without joint springs, dampers and torques, ``-f_r`` is what Pinocchio calls the
-    nonlinear effects (its ``nle``).
+    nonlinear effects (its ``nle``). With deformables, ``f_R`` of Eq. (2.99).
     """
-    q, qdot, kin, J, Jdot, phi = _state(model, q, qdot)
-    f_m = maximal_forces(model, kin.E_wi, phi)
-    return J.T @ f_m - _qvv(model, J, Jdot, qdot) + joint_forces(model, q, qdot) + _tau(model, tau)
+    return _assemble(model, q, qdot).f + _tau(model, tau)
 
 
 def forward_dynamics(model, q, qdot, tau=None):
-    """Joint accelerations ``qddot`` (nq,) from ``M_r qddot = f_r`` (Eq. 2.19), by a dense solve.
+    """Accelerations ``qddot`` (nq,) from ``M_r qddot = f_r`` (Eq. 2.19; Eq. 2.99 with deformables).
 
-    ``tau`` (nq,) are applied joint forces (torques for revolute joints), default zero.
+    ``tau`` (nq,) are applied joint forces (torques for revolute joints), default zero; with
+    deformables its node entries are world forces on the free nodes.
     """
-    q, qdot, kin, J, Jdot, phi = _state(model, q, qdot)
-    f_r = (J.T @ maximal_forces(model, kin.E_wi, phi) - _qvv(model, J, Jdot, qdot)
-           + joint_forces(model, q, qdot) + _tau(model, tau))
-    return _solve_spd(_block_mass(model, J), f_r)
+    terms = _assemble(model, q, qdot)
+    return _solve_spd(terms.M, terms.f + _tau(model, tau))
 
 
 def _solve_spd(A, b):
@@ -139,23 +219,44 @@ def _solve_spd(A, b):
 def inverse_dynamics(model, q, qdot, qddot):
     """The joint forces ``tau`` (nq,) that produce ``qddot``: ``tau = M_r qddot - f_r`` (Eq. 2.19)."""
     qddot = as_array(qddot, (model.nq,), "qddot")
-    return mass_matrix(model, q) @ qddot - reduced_forces(model, q, qdot)
+    terms = _assemble(model, q, qdot)
+    return terms.M @ qddot - terms.f
+
+
+def _nodes_at(model, q, qdot):
+    """Node kinematics (no velocity products) of every deformable at ``q``, ``qdot``."""
+    kin = forward_kinematics(model, q, qdot)
+    return node_jacobians(model, q, qdot, kin.E_wi, kin.phi, fill_jacobian(model, kin))
 
 
 def kinetic_energy(model, q, qdot):
-    """``T = 1/2 sum_i phi_i^T M_i phi_i`` = ``1/2 qdot^T M_r qdot``."""
+    """``T = 1/2 sum_i phi_i^T M_i phi_i`` = ``1/2 qdot^T M_r qdot``.
+
+    With deformables, plus ``m |xdot|^2 / 2`` per node (Eq. 2.91).
+    """
     q, qdot = model.check_state(q, qdot)
-    phi = (jacobian(model, q) @ qdot).reshape(model.n, 6)
-    return 0.5 * float(np.einsum("ni,nij,nj->", phi, model.spatial_inertias, phi))
+    phi = forward_kinematics(model, q, qdot).phi
+    T = 0.5 * float(np.einsum("ni,nij,nj->", phi, model.spatial_inertias, phi))
+    if model.deformables:
+        for spring, nodes in zip(model.deformables, _nodes_at(model, q, qdot), strict=True):
+            T += 0.5 * spring.node_mass * float(np.sum(nodes.v ** 2))
+    return T
 
 
 def potential_energy(model, q):
-    """Gravity ``-sum_i m_i g . p_i``, the joint springs ``1/2 K |q - q_rest|^2`` and the model's forces."""
+    """Gravity ``-sum_i m_i g . p_i``, the joint springs ``1/2 K |q - q_rest|^2`` and the model's forces.
+
+    With deformables, also each node's ``-m g . x`` (Eq. 2.91) and each segment's ``K eps^2 / 2`` (Eq. 2.92).
+    """
     q = model.check_state(q)
     E = forward_kinematics(model, q).E_wi
     masses = np.array([b.mass for b in model.bodies])
     V = -float(masses @ (E[:, :3, 3] @ model.gravity))
     V += 0.5 * float(model.stiffness @ (q - model.q_rest) ** 2)
+    if model.deformables:
+        for spring, nodes in zip(model.deformables, _nodes_at(model, q, np.zeros(model.nq)), strict=True):
+            V += spring.elastic(nodes.x, nodes.v).energy
+            V -= spring.node_mass * float(np.sum(nodes.x @ model.gravity))
     return V + sum(float(force.potential_energy(E)) for force in model.forces)
 
 
@@ -176,19 +277,16 @@ def linearly_implicit_euler_step(model, q, qdot, h, tau=None):
             = M_r qdot0 + h (f_r - (J^T D_m J - D_r) qdot0),
 
     in which a linear damper drops out of the right-hand side (Eq. 2.83); then
-    ``q1 = q0 + h qdot1``. Returns ``(q1, qdot1)``.
+    ``q1 = q0 + h qdot1``. Returns ``(q1, qdot1)``. With deformables the springs' node
+    stiffness ``K_s`` and damping ``D_s`` enter the same way, as ``J_n^T K_s J_n`` and ``J_n^T D_s J_n``.
     """
-    q, qdot, kin, J, Jdot, phi = _state(model, q, qdot)
     h = float(h)
     if not h > 0:
         raise ValueError(f"argument 'h' must be a positive step size, got {h}")
-    terms = maximal_forces(model, kin.E_wi, phi, derivatives=True)
-    M_r = _block_mass(model, J)
-    f_r = J.T @ terms.f - _qvv(model, J, Jdot, qdot) + joint_forces(model, q, qdot) + _tau(model, tau)
-    dfdv = J.T @ terms.D @ J - np.diag(model.damping)
-    dfdq = J.T @ terms.K @ J - np.diag(model.stiffness)
-    A = M_r - h * dfdv - h * h * dfdq
-    qdot1 = np.linalg.solve(A, M_r @ qdot + h * (f_r - dfdv @ qdot))
+    q, qdot = model.check_state(q, qdot)
+    terms = _assemble(model, q, qdot, derivatives=True)
+    A = terms.M - h * terms.dfdv - h * h * terms.dfdq
+    qdot1 = np.linalg.solve(A, terms.M @ qdot + h * (terms.f + _tau(model, tau) - terms.dfdv @ qdot))
     return q + h * qdot1, qdot1
 
 

@@ -6,7 +6,10 @@ from its parent through its joint: the joint frame sits at ``T_parent_joint`` in
 ``Q(q)``, and carries the body frame at the constant offset ``T_joint_body``. Parents come
 before children (the writeup's convention "the parent index is smaller"), so one forward
 sweep visits every parent first. The generalised coordinates ``q`` are the joints'
-coordinates concatenated in body order; ``model.dofs[i]`` is body i's slice of them.
+coordinates concatenated in body order; ``model.dofs[i]`` is body i's slice of them. A model
+may also carry deformable bodies (§2.7, :mod:`redmax_edu.deformable`): their free nodes'
+positions follow the joint coordinates in ``q`` (``model.nr`` joint coordinates, ``model.nq``
+in all; ``model.deformable_dofs[d]`` is deformable d's slice).
 
 :func:`model_from_dict` reads the JSON scene format "redmax_edu-peers/1" of ARCHITECTURE.md
 (the format of the reference vectors in ``shared/reference/pinocchio``). Every malformed
@@ -20,6 +23,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ._validate import as_array, as_transform
+from .deformable import DeformableSpring
 from .joints import Joint, joint_from_spec
 from .units import GRAVITY
 
@@ -183,15 +187,24 @@ class Model:
     forces : sequence of :class:`redmax_edu.maximal.forces.Force`
         Extra maximal-coordinate forces (springs, applied forces) acting on these bodies by
         index; their wrenches enter the reduced force through ``J^T`` (Eq. 2.19).
+    deformables : sequence of :class:`redmax_edu.deformable.DeformableSpring`
+        Mass-spring chains whose ends may be attached to these bodies (§2.7). Their free
+        nodes become coordinates after the joints' (Eq. 2.96).
 
     Attributes
     ----------
     n : int
         Number of bodies.
+    nr : int
+        Number of joint coordinates (the sum of the joints' ``ndof``).
     nq : int
-        Number of generalised coordinates (the sum of the joints' ``ndof``).
+        Number of generalised coordinates: ``nr`` plus 3 per free deformable node. Without
+        deformables ``nq == nr``. Rigid-body arrays indexed by coordinate (``ancestors``, the
+        columns of ``J_mr``) have ``nq`` columns, zero in the node columns.
     dofs : tuple of slice
         ``q[model.dofs[i]]`` are body i's joint coordinates.
+    deformable_dofs : tuple of slice
+        ``q[model.deformable_dofs[d]]`` are deformable d's free node positions (3 per node).
     parents : tuple of int
     ancestors : ndarray, shape (n, nq), bool
         ``ancestors[i, k]`` is True when coordinate k belongs to a joint on the path from the
@@ -207,7 +220,7 @@ class Model:
     (2, slice(1, 2, None), [[1, 0], [1, 1]])
     """
 
-    def __init__(self, bodies, gravity=GRAVITY, forces=()):
+    def __init__(self, bodies, gravity=GRAVITY, forces=(), deformables=()):
         bodies = tuple(bodies)
         if not bodies:
             raise ValueError("a model needs at least one body")
@@ -234,8 +247,16 @@ class Model:
         self.names = tuple(b.name for b in bodies)
         self.parents = tuple(b.parent for b in bodies)
         starts = np.cumsum([0] + [b.joint.ndof for b in bodies])
-        self.nq = int(starts[-1])
+        self.nr = int(starts[-1])
         self.dofs = tuple(slice(int(a), int(b)) for a, b in zip(starts[:-1], starts[1:], strict=True))
+        self.deformables = tuple(deformables)
+        for d, spring in enumerate(self.deformables):
+            if not isinstance(spring, DeformableSpring):
+                raise ValueError(f"deformables[{d}] must be a DeformableSpring, got {type(spring).__name__}")
+            spring.check_bodies(len(bodies))
+        ends = np.cumsum([self.nr] + [3 * spring.nfree for spring in self.deformables])
+        self.nq = int(ends[-1])
+        self.deformable_dofs = tuple(slice(int(a), int(b)) for a, b in zip(ends[:-1], ends[1:], strict=True))
         anc = np.zeros((self.n, self.nq), dtype=bool)
         for i, b in enumerate(bodies):
             if b.parent >= 0:
@@ -247,16 +268,18 @@ class Model:
         self.spatial_inertias.setflags(write=False)
         self.T_parent_joint = np.array([b.T_parent_joint for b in bodies])
         self.T_joint_body = np.array([b.T_joint_body for b in bodies])
-        self.stiffness = np.concatenate([b.stiffness for b in bodies])
-        self.damping = np.concatenate([b.damping for b in bodies])
-        self.q_rest = np.concatenate([b.q_rest for b in bodies])
+        nodes = [np.zeros(self.nq - self.nr)]  # joint springs act on joint coordinates only
+        self.stiffness = np.concatenate([b.stiffness for b in bodies] + nodes)
+        self.damping = np.concatenate([b.damping for b in bodies] + nodes)
+        self.q_rest = np.concatenate([b.q_rest for b in bodies] + nodes)
         self.body_damping = np.array([b.body_damping for b in bodies])
         for a in (self.T_parent_joint, self.T_joint_body, self.stiffness, self.damping, self.q_rest,
                   self.body_damping):
             a.setflags(write=False)
 
     def __repr__(self):
-        return f"Model({self.n} bodies, nq={self.nq}, joints={[b.joint.kind for b in self.bodies]})"
+        extra = f", deformables={len(self.deformables)}" if self.deformables else ""
+        return f"Model({self.n} bodies, nq={self.nq}, joints={[b.joint.kind for b in self.bodies]}{extra})"
 
     def index(self, name):
         """The index of the body called ``name``."""
@@ -274,15 +297,25 @@ class Model:
         q = as_array(q, (self.nq,), "q")
         return q if qdot is None else (q, as_array(qdot, (self.nq,), "qdot"))
 
+    def coordinates(self, q_joints=None):
+        """A full coordinate vector (nq,): joint coordinates (nr,), default zero, then every
+        deformable's free nodes at their starting positions."""
+        q_joints = np.zeros(self.nr) if q_joints is None else as_array(q_joints, (self.nr,), "q_joints")
+        return np.concatenate([q_joints] + [s.initial_coordinates() for s in self.deformables])
+
     def with_body(self, i, **changes):
         """A copy of the model with body ``i``'s fields replaced (e.g. a joint in a new chart)."""
         bodies = list(self.bodies)
         bodies[i] = replace(bodies[i], **changes)
-        return Model(bodies, self.gravity, self.forces)
+        return Model(bodies, self.gravity, self.forces, self.deformables)
 
     def with_forces(self, forces):
         """A copy of the model with another list of maximal forces."""
-        return Model(self.bodies, self.gravity, forces)
+        return Model(self.bodies, self.gravity, forces, self.deformables)
+
+    def with_deformables(self, deformables):
+        """A copy of the model with another list of deformable bodies (§2.7)."""
+        return Model(self.bodies, self.gravity, self.forces, deformables)
 
     def reparameterize(self, q, qdot):
         """Let every joint leave a singular chart: returns ``(model, q, qdot)`` (§2.4.5, §2.4.8).
@@ -300,9 +333,12 @@ class Model:
         return model, q, qdot
 
     def to_dict(self):
-        """The model in the JSON scene format (forces are not part of it)."""
-        return {"format": SCENE_FORMAT, "gravity": self.gravity.tolist(),
-                "bodies": [b.to_dict() for b in self.bodies]}
+        """The model in the JSON scene format (forces are not part of it; deformables are)."""
+        out = {"format": SCENE_FORMAT, "gravity": self.gravity.tolist(),
+               "bodies": [b.to_dict() for b in self.bodies]}
+        if self.deformables:
+            out["deformables"] = [s.to_dict() for s in self.deformables]
+        return out
 
 
 _BODY_FIELDS = ("name", "parent", "joint", "T_joint_body", "mass", "inertia")
@@ -356,4 +392,8 @@ def model_from_dict(spec, forces=()):
                            T_parent_joint=T_pj,
                            T_joint_body=b["T_joint_body"], mass=b["mass"], inertia=b["inertia"],
                            shape=b.get("shape"), **extra))
-    return Model(bodies, gravity, forces)
+    raw = spec.get("deformables", [])
+    if not isinstance(raw, list):
+        raise ValueError(f"scene: field 'deformables' must be a list, got {type(raw).__name__}")
+    deformables = [DeformableSpring.from_dict(d, k) for k, d in enumerate(raw)]
+    return Model(bodies, gravity, forces, deformables)
