@@ -1,0 +1,457 @@
+"""Simulating a reduced-coordinate model in time: the integrators of the RedMax reference (§2.8).
+
+The RedMax supplemental (seed 002) runs every scene with one of three integrator types;
+:func:`simulate` offers them by name:
+
+``"rk45"``
+    RedMax forward dynamics, ``M_r qddot = f_r`` (Eq. 2.19), as a first-order system
+    ``y = (q, qdot)``, ``ydot = (qdot, qddot)``, integrated by the adaptive Dormand-Prince
+    5(4) pair of :class:`scipy.integrate.RK45` (the solver behind
+    ``solve_ivp(method="RK45")`` and the counterpart of MATLAB's ``ode45``; reference type 2).
+    The result is sampled on a fixed grid by the solver's dense output, as the reference's
+    CSV files are (every 0.01 s).
+``"euler"``
+    Linearly implicit Euler at the velocity level with a fixed step ``h`` (Eq. 2.84-2.86;
+    reference type 3): the stiff and damping forces are linearised at the end of the step,
+    so stiff springs and strong damping stay stable at steps where RK45 would crawl.
+
+Reference type 1 (recursive hybrid dynamics with ``ode45``) differs from ``"rk45"`` only in
+how ``qddot`` is computed; it will be one more entry of :data:`ODE_ACCELERATIONS`.
+
+Both methods let joints with singular coordinates leave them (§2.4.5, §2.4.8): before each
+step the state goes through ``model.reparameterize(q, qdot)``, which switches an
+Euler-angle chart or shortens a long rotation vector; the model may change with it, so a
+:class:`Trajectory` keeps the model of every sample.
+
+Taught in book/02_reduced/03_redmax_dynamics and 08_integrators.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import as_array
+from .dynamics import energies, forward_dynamics, linearly_implicit_euler_step
+from .kinematics import forward_kinematics
+from .model import Model
+
+__all__ = ["METHODS", "ODE_ACCELERATIONS", "SimulationError", "Trajectory", "simulate",
+           "DEFAULT_SAMPLE_DT", "DIVERGED"]
+
+#: Joint accelerations ``qddot = f(model, q, qdot, tau)`` of the methods that hand the
+#: equations of motion to an ODE solver. Recursive hybrid dynamics (reference type 1) joins here.
+ODE_ACCELERATIONS = {"rk45": forward_dynamics}
+
+#: The method names :func:`simulate` accepts.
+METHODS = (*ODE_ACCELERATIONS, "euler")
+
+#: Sampling interval of RK45 output when neither ``sample_dt`` nor ``h`` is given (s): the
+#: grid of the reference CSV files.
+DEFAULT_SAMPLE_DT = 0.01
+
+#: A state entry beyond this magnitude (SI units) means the integration has blown up.
+DIVERGED = 1e10
+
+#: Relative slack when checking that a span is a whole number of steps or samples.
+_GRID_RTOL = 1e-9
+
+
+class SimulationError(ValueError):
+    """The integration failed or blew up; the message says at which time and suggests a remedy.
+
+    A ``ValueError`` like every error of the library, so ``except ValueError`` catches it.
+    """
+
+
+@dataclass(frozen=True, eq=False)
+class Trajectory:
+    """A simulated motion of a model with n bodies and nq coordinates, sampled at nt times.
+
+    Attributes
+    ----------
+    t : ndarray, shape (nt,)
+        Sample times (s).
+    q, qdot : ndarray, shape (nt, nq)
+        Joint coordinates and velocities; row k is in the coordinates of ``models[k]``.
+    T, V : ndarray, shape (nt,)
+        Kinetic and potential energy (J) from :func:`redmax_edu.dynamics.energies`.
+    E_wi : ndarray, shape (nt, n, 4, 4)
+        World poses of the bodies (independent of any chart change).
+    method : str
+        ``"rk45"`` or ``"euler"``.
+    models : tuple of Model, length nt
+        The model each sample is expressed in; it changes only when a joint switched chart.
+    h : float or None
+        The fixed step of ``"euler"``; None for the adaptive ``"rk45"``.
+    nsteps : int
+        Integrator steps taken (accepted steps for RK45).
+    nfev : int
+        Evaluations of the equations of motion (right-hand sides for RK45, linear solves
+        for Euler).
+    reparameterized : ndarray, shape (k,)
+        Times at which ``model.reparameterize`` changed the coordinates.
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    qdot: np.ndarray
+    T: np.ndarray
+    V: np.ndarray
+    E_wi: np.ndarray
+    method: str
+    models: tuple
+    h: float | None
+    nsteps: int
+    nfev: int
+    reparameterized: np.ndarray
+
+    @property
+    def H(self):
+        """Total energy relative to the start, ``T + V - V(t0)`` (J), shape (nt,): the reference CSVs' H."""
+        return self.T + self.V - self.V[0]
+
+    @property
+    def model(self):
+        """The model at the first sample."""
+        return self.models[0]
+
+    @property
+    def final_model(self):
+        """The model at the last sample (differs from :attr:`model` after a chart switch)."""
+        return self.models[-1]
+
+    def __len__(self):
+        return len(self.t)
+
+    def __repr__(self):
+        return (f"Trajectory(method={self.method!r}, nt={len(self.t)}, t=[{self.t[0]:g}, {self.t[-1]:g}], "
+                f"nq={self.q.shape[1]}, nsteps={self.nsteps})")
+
+
+# --- argument checks ------------------------------------------------------------------------
+
+def _positive(value, name, allow_none=False):
+    if value is None and allow_none:
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"argument '{name}' must be a positive number, got {value!r}") from None
+    if not (np.isfinite(x) and x > 0):
+        raise ValueError(f"argument '{name}' must be a positive number, got {x}")
+    return x
+
+
+def _check_span(t_span):
+    try:
+        span = as_array(t_span, (2,), "t_span")
+    except ValueError as err:
+        raise ValueError(f"{err} (a pair (t0, t1))") from None
+    t0, t1 = float(span[0]), float(span[1])
+    if not t1 > t0:
+        raise ValueError(f"argument 't_span' must have t1 > t0, got ({t0}, {t1}); "
+                         "integration runs forward in time")
+    return t0, t1
+
+
+def _whole_count(length, dt, name):
+    """The number of intervals ``dt`` in ``length``, or None if it is not a whole number."""
+    n = int(round(length / dt))
+    return n if n >= 1 and abs(n * dt - length) <= _GRID_RTOL * max(length, dt) else None
+
+
+def _tau_function(tau, nq):
+    """``tau`` as a callable ``t -> (nq,) array`` (or None), checked on first use."""
+    if tau is None:
+        return None
+    if callable(tau):
+        def checked(t):
+            value = tau(t)
+            try:
+                return as_array(value, (nq,), "tau")
+            except ValueError as err:
+                raise ValueError(f"argument 'tau': tau({t:g}) returned a bad value: "
+                                 f"{str(err).replace(chr(39) + 'tau' + chr(39), 'it')}") from None
+        return checked
+    const = as_array(tau, (nq,), "tau")
+    return lambda t: const
+
+
+def _check_atol(atol, nq):
+    a = as_array(atol, ((), (2 * nq,)), "atol")
+    if np.any(a <= 0):
+        raise ValueError(f"argument 'atol' must be positive, got {a.tolist()}")
+    return float(a) if a.ndim == 0 else a
+
+
+def _check_finite(t, y, method):
+    if not np.isfinite(y).all() or np.abs(y).max() > DIVERGED:
+        remedy = ("use a smaller step 'h'" if method == "euler"
+                  else "the model may be unstable or stiff; try method='euler'")
+        raise SimulationError(f"the simulation blew up at t = {t:.6g} s (a coordinate or velocity is "
+                              f"not finite or exceeds {DIVERGED:g}); {remedy}")
+
+
+# --- recording -------------------------------------------------------------------------------
+
+class _Recorder:
+    """Collects samples and evaluates energies and body poses in each sample's model."""
+
+    def __init__(self):
+        self.t, self.q, self.qdot, self.models = [], [], [], []
+
+    def add(self, t, q, qdot, model):
+        self.t.append(float(t))
+        self.q.append(np.array(q, dtype=float))
+        self.qdot.append(np.array(qdot, dtype=float))
+        self.models.append(model)
+
+    def trajectory(self, method, h, nsteps, nfev, reparameterized):
+        T, V, E = [], [], []
+        for q, qdot, model in zip(self.q, self.qdot, self.models, strict=True):
+            Tk, Vk = energies(model, q, qdot)
+            T.append(Tk)
+            V.append(Vk)
+            E.append(forward_kinematics(model, q).E_wi)
+        return Trajectory(t=np.array(self.t), q=np.array(self.q), qdot=np.array(self.qdot),
+                          T=np.array(T), V=np.array(V), E_wi=np.array(E), method=method,
+                          models=tuple(self.models), h=h, nsteps=nsteps, nfev=nfev,
+                          reparameterized=np.array(reparameterized, dtype=float))
+
+
+def _reparameterize(model, q, qdot):
+    """``model.reparameterize`` and whether it changed anything."""
+    new_model, q1, qdot1 = model.reparameterize(q, qdot)
+    changed = new_model is not model or not (np.array_equal(q1, q) and np.array_equal(qdot1, qdot))
+    return new_model, q1, qdot1, changed
+
+
+def _progress_bar(enabled, total, method):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, disable=not enabled, desc=f"simulate ({method})", unit="s",
+                bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
+
+
+# --- the two drivers -------------------------------------------------------------------------
+
+def _advance(bar, dt):
+    """Move the progress bar on by ``dt`` seconds without overshooting its total (round-off)."""
+    bar.update(max(0.0, min(dt, bar.total - bar.n)))
+
+
+def _integrate_ode(model, q, qdot, t0, t1, grid, tau_fn, accel, rtol, atol, max_step, progress,
+                   reparameterize, max_steps, method):
+    from scipy.integrate import RK45
+
+    nq = model.nq
+    current = {"model": model, "nfev": 0}
+
+    def rhs(t, y):
+        current["nfev"] += 1
+        tau = None if tau_fn is None else tau_fn(t)
+        try:
+            qddot = accel(current["model"], y[:nq], y[nq:], tau)
+        except np.linalg.LinAlgError as err:
+            raise SimulationError(f"forward dynamics failed at t = {t:.6g} s: the mass matrix is "
+                                  f"singular or not positive definite ({err})") from None
+        except ValueError:
+            if not np.isfinite(y).all():
+                _check_finite(t, y, method)
+            raise
+        return np.concatenate([y[nq:], qddot])
+
+    rec = _Recorder()
+    rec.add(t0, q, qdot, model)
+    switches = []
+    if reparameterize:
+        model, q, qdot, changed = _reparameterize(model, q, qdot)
+        current["model"] = model
+        if changed:
+            switches.append(t0)
+    solver = RK45(rhs, t0, np.concatenate([q, qdot]), t1, rtol=rtol, atol=atol, max_step=max_step)
+    k, nsteps = 1, 0  # next grid sample, accepted steps
+    with _progress_bar(progress, t1 - t0, method) as bar:
+        while solver.status == "running":
+            t_old = solver.t
+            message = solver.step()
+            if solver.status == "failed":
+                raise SimulationError(f"RK45 failed at t = {solver.t:.6g} s: {message}")
+            nsteps += 1
+            _check_finite(solver.t, solver.y, method)
+            if nsteps > max_steps:
+                raise SimulationError(f"RK45 needed more than max_steps = {max_steps} steps and reached only "
+                                      f"t = {solver.t:.6g} s (last step {solver.step_size:.3g} s); the "
+                                      "problem is probably stiff: use method='euler'")
+            if k < len(grid) and grid[k] <= solver.t:
+                dense = solver.dense_output()  # the same interpolant solve_ivp uses for t_eval
+                while k < len(grid) and grid[k] <= solver.t:
+                    y = dense(grid[k])
+                    rec.add(grid[k], y[:nq], y[nq:], current["model"])
+                    k += 1
+            _advance(bar, solver.t - t_old)
+            if reparameterize and solver.status == "running":
+                y = solver.y
+                model, q, qdot, changed = _reparameterize(current["model"], y[:nq], y[nq:])
+                if changed:  # restart the solver in the new coordinates, keeping its step size
+                    switches.append(solver.t)
+                    current["model"] = model
+                    solver = RK45(rhs, solver.t, np.concatenate([q, qdot]), t1, rtol=rtol, atol=atol,
+                                  max_step=max_step, first_step=min(solver.step_size, t1 - solver.t))
+    return rec.trajectory(method, None, nsteps, current["nfev"], switches)
+
+
+def _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, progress, reparameterize):
+    rec = _Recorder()
+    rec.add(t0, q, qdot, model)
+    switches = []
+    with _progress_bar(progress, n_steps * h, "euler") as bar:
+        for k in range(1, n_steps + 1):
+            if reparameterize:  # at the start of every step, as the reference does
+                model, q, qdot, changed = _reparameterize(model, q, qdot)
+                if changed:
+                    switches.append(t0 + (k - 1) * h)
+            t = t0 + k * h
+            tau = None if tau_fn is None else tau_fn(t)  # applied torques at the END of the step
+            try:
+                q, qdot = linearly_implicit_euler_step(model, q, qdot, h, tau)
+            except np.linalg.LinAlgError as err:
+                raise SimulationError(f"linearly implicit Euler failed in the step to t = {t:.6g} s: "
+                                      f"singular system ({err})") from None
+            _check_finite(t, np.concatenate([q, qdot]), "euler")
+            if k % stride == 0:
+                rec.add(t, q, qdot, model)
+            _advance(bar, h)
+    return rec.trajectory("euler", h, n_steps, n_steps, switches)
+
+
+def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-4, atol=1e-6,
+             sample_dt=None, progress=False, *, reparameterize=True, max_step=None, max_steps=20_000):
+    """Integrate the RedMax equations of motion from ``(q0, qdot0)`` over ``t_span``.
+
+    Parameters
+    ----------
+    model : Model
+        With n bodies and nq coordinates.
+    q0, qdot0 : array_like, shape (nq,)
+        The initial state.
+    t_span : (float, float)
+        Start and end time ``(t0, t1)``, ``t1 > t0`` (s).
+    method : {"rk45", "euler"}
+        ``"rk45"``: adaptive Dormand-Prince on ``M_r qddot = f_r`` (Eq. 2.19), the reference's
+        ``ode45`` path. ``"euler"``: linearly implicit Euler with step ``h`` (Eq. 2.84-2.86).
+    h : float, optional
+        The step of ``"euler"`` (required; ``t1 - t0`` must be a whole number of steps). For
+        ``"rk45"`` it only sets the sampling interval when ``sample_dt`` is not given.
+    tau : None, array_like (nq,) or callable ``t -> (nq,)``
+        Applied joint forces (N m for revolute, N for prismatic coordinates). RK45 evaluates
+        a callable wherever it evaluates the dynamics; Euler evaluates it at the *end* time
+        of each step, as the reference does.
+    rtol, atol : float
+        RK45's relative and absolute error tolerances (default: the reference's ``ode45``
+        settings). ``atol`` may also be an array of shape (2 nq,), one per entry of
+        ``(q, qdot)``. Unused by Euler.
+    sample_dt : float, optional
+        Interval of the returned samples. RK45: default ``h`` if given, else 0.01 s (the
+        reference CSVs); the samples come from the solver's dense output and do not change
+        its steps; if the span is not a whole number of intervals, ``t1`` is added. Euler:
+        a whole multiple of ``h``, default ``h`` (every step).
+    progress : bool
+        Show a tqdm progress bar (off by default, so notebook outputs stay reproducible).
+    reparameterize : bool
+        Pass the state through ``model.reparameterize`` before every step (§2.4.5, §2.4.8).
+        The reference's ``ode45`` path does not; its Euler path does. RK45 samples inside a
+        step are in the coordinates the step started with.
+    max_step : float, optional
+        Largest RK45 step (s); default a tenth of the span, the default ``MaxStep`` of
+        MATLAB's and Octave's ``ode45`` (scipy's own default is unbounded).
+    max_steps : int
+        RK45 gives up (with a hint that the problem is stiff) after this many steps.
+
+    Returns
+    -------
+    Trajectory
+        Samples at ``t0``, then every ``sample_dt`` up to ``t1``.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument that is wrong (shape, sign, unknown method, missing ``h``).
+    SimulationError
+        (a ValueError) if the solver fails or the state stops being finite; the message
+        gives the time.
+
+    Notes
+    -----
+    RK45 is driven step by step (``scipy.integrate.RK45``, the solver that
+    ``solve_ivp(method="RK45")`` loops over) so that a blow-up reports its time, a progress
+    bar can follow, and a chart switch can restart the solver in new coordinates. Without
+    a switch the result equals ``solve_ivp(..., method="RK45", t_eval=grid, max_step=max_step)``.
+
+    Examples
+    --------
+    A pendulum released from the horizontal: RK45 conserves the energy to about its
+    tolerance, linearly implicit Euler dissipates it.
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[0, 3] = 0.5
+    >>> rod = Body("rod", -1, Revolute([0, 1, 0]), np.eye(4), T, 1.0, [1e-4, 0.0834, 0.0834])
+    >>> model = Model([rod])
+    >>> ode = simulate(model, [0.0], [0.0], (0.0, 2.0))
+    >>> ode.t.shape, ode.q.shape, ode.E_wi.shape
+    ((201,), (201, 1), (201, 1, 4, 4))
+    >>> bool(abs(ode.H).max() < 1e-3 * ode.T.max())
+    True
+    >>> euler = simulate(model, [0.0], [0.0], (0.0, 2.0), method="euler", h=0.01)
+    >>> bool(euler.H[-1] < 0)
+    True
+
+    Taught in book/02_reduced/03_redmax_dynamics and 08_integrators.
+    """
+    if not isinstance(model, Model):
+        raise ValueError(f"argument 'model' must be a Model, got {type(model).__name__}")
+    if method not in METHODS:
+        raise ValueError(f"argument 'method' must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
+    nq = model.nq
+    q = as_array(q0, (nq,), "q0").copy()
+    qdot = as_array(qdot0, (nq,), "qdot0").copy()
+    t0, t1 = _check_span(t_span)
+    h = _positive(h, "h", allow_none=True)
+    sample_dt = _positive(sample_dt, "sample_dt", allow_none=True)
+    tau_fn = _tau_function(tau, nq)
+    if tau_fn is not None:
+        tau_fn(t0)  # a bad callable fails now, naming 'tau'
+    if method == "euler":
+        if h is None:
+            raise ValueError("argument 'h' (the step size) is required for method='euler'")
+        n_steps = _whole_count(t1 - t0, h, "h")
+        if n_steps is None:
+            raise ValueError(f"argument 'h': the span t1 - t0 = {t1 - t0:g} s is not a whole number of "
+                             f"steps h = {h:g} s")
+        stride = 1
+        if sample_dt is not None:
+            stride = _whole_count(sample_dt, h, "sample_dt")
+            if stride is None:
+                raise ValueError(f"argument 'sample_dt' must be a whole multiple of h = {h:g}, "
+                                 f"got {sample_dt:g}")
+            if n_steps % stride:
+                raise ValueError(f"argument 'sample_dt': the {n_steps} steps are not a whole number of "
+                                 f"samples every {stride} steps")
+        return _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, bool(progress),
+                                bool(reparameterize))
+    rtol = _positive(rtol, "rtol")
+    atol = _check_atol(atol, nq)
+    max_step = _positive(max_step, "max_step", allow_none=True) or (t1 - t0) / 10
+    if not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
+        raise ValueError(f"argument 'max_steps' must be a positive integer, got {max_steps!r}")
+    dt = sample_dt if sample_dt is not None else (h if h is not None else DEFAULT_SAMPLE_DT)
+    n = _whole_count(t1 - t0, dt, "sample_dt")
+    if n is not None:
+        grid = t0 + dt * np.arange(n + 1)
+        grid[-1] = t1
+    else:  # the whole intervals that end clearly before t1, then t1 itself
+        inner = t0 + dt * np.arange(int(np.ceil((t1 - t0) / dt)))
+        grid = np.append(inner[inner < t1 - _GRID_RTOL * dt], t1)
+    return _integrate_ode(model, q, qdot, t0, t1, grid, tau_fn, ODE_ACCELERATIONS[method], rtol, atol,
+                          max_step, bool(progress), bool(reparameterize), int(max_steps), method)
