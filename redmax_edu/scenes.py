@@ -1,0 +1,589 @@
+"""The scene catalogue of the RedMax reference code (seed 002's ``testRedMax(itype, sceneID)``).
+
+The reference implementation ships 37 preset scenes, from a two-link chain (-1) to a car
+with friction (33) and a planar free body (35). Their data (every body, joint, spring,
+constraint, time span and step) was dumped from the reference code into
+``redmax_edu/data/redmax_scenes.json``, a verbatim copy of
+``shared/reference/redmax_scenes/scenes.json``. This module turns those numbers into
+:class:`~redmax_edu.model.Model` objects in SI units:
+
+* :func:`catalogue` lists all 37 scenes, and says for each whether this release can build
+  it and, if not, what it needs (constraints, prescribed motion, friction ...);
+* :func:`scene` builds one as a :class:`Scene`: the model, initial state, time span, step
+  size, applied torques and the integrators the reference runs it with.
+
+Conventions of the data (its ``conventions`` block) and how they are read here:
+
+* units are cm, g, s; every number is converted with :data:`redmax_edu.units.CGS_TO_SI`
+  according to what it measures (a joint coordinate is an angle, a length or a spline
+  parameter; a joint stiffness is a torque per radian or a force per metre ...);
+* ``E_pj0`` (a joint in its parent joint's frame at ``q = 0``) is ``Body.T_parent_joint``,
+  ``E_ji`` (the body's centre-of-mass frame in its joint frame) is ``Body.T_joint_body``;
+* the initial state is each joint's own ``q0``/``qdot0`` in scene order (the data's ``y0``
+  lists the same numbers in the reference's reversed internal order, so it is not used);
+* body viscous damping ``-d phi`` mixes units (``d`` is g cm^2/s on the angular part and
+  g/s on the linear part), so it becomes a :class:`TwistDamping` force with one SI
+  coefficient for each part.
+
+Taught in book/02_reduced/09_scene_gallery.
+"""
+
+import json
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from importlib import resources
+
+import numpy as np
+
+from .joints import JOINT_TYPES
+from .kinematics import forward_kinematics
+from .maximal.forces import Attachment, Force, ForceTerms, LinearSpringDamper, PointForce, PointSpring, Spring
+from .model import Body, Model
+from .units import CGS_TO_SI
+
+__all__ = ["CatalogueEntry", "Scene", "TwistDamping", "PiecewiseConstant", "catalogue", "scene",
+           "reference_data", "reference_setup", "SCENE_IDS", "DATA_FILE"]
+
+#: The data file inside the package.
+DATA_FILE = "data/redmax_scenes.json"
+
+#: Which reference setup holds the data of each integrator of :func:`redmax_edu.integrators.simulate`.
+_SETUP_OF = {"rk45": "itype2", "euler": "itype3"}
+
+#: Factors of the cgs build (no conversion), for tests that the physics does not depend on units.
+_NO_CONVERSION = dict.fromkeys(CGS_TO_SI, 1.0)
+
+# --- the reference classes, read ---------------------------------------------------------------
+
+#: What each coordinate of a reference joint measures.
+_DOF_UNITS = {
+    "redmax.JointFixed": (),
+    "redmax.JointRevolute": ("angle",),
+    "redmax.JointPrismatic": ("length",),
+    "redmax.JointPlanar": ("length", "length"),
+    "redmax.JointTranslational": ("length",) * 3,
+    "redmax.JointUniversal": ("angle",) * 2,
+    "redmax.JointSphericalExp": ("angle",) * 3,
+    "redmax.JointFree3D": ("length",) * 3 + ("angle",) * 3,
+    "redmax.JointFree": ("angle",) * 3 + ("length",) * 3,
+    "redmax.JointFree2D": ("length", "length", "angle"),
+    "redmax.JointSplineCurve": ("parameter",),
+    "redmax.JointSplineSurface": ("parameter",) * 2,
+}
+
+
+
+def _coordinate_scale(unit, u):
+    """SI value of one cgs unit of a coordinate that measures ``unit``."""
+    return u["length"] if unit == "length" else 1.0
+
+
+def _force_scale(unit, u):
+    """SI value of one cgs unit of the generalised force that does work on such a coordinate."""
+    return {"angle": u["torque"], "parameter": u["energy"], "length": u["force"]}[unit]
+
+#: What a scene needs when it has one of these reference constraints.
+_CONSTRAINT_NEEDS = {
+    "redmax.ConstraintLoop": "a loop-closure constraint",
+    "redmax.ConstraintJointLimit": "a joint limit (an inequality constraint)",
+    "redmax.ConstraintMultQ": "an equality constraint between joint coordinates",
+    "redmax.ConstraintPrescJoint": "a prescribed joint motion (hybrid dynamics)",
+    "redmax.ConstraintPrescBody": "a prescribed body motion (maximal hybrid dynamics)",
+    "redmax.ConstraintPrescJointM": "a joint velocity prescribed by a maximal constraint",
+    "redmax.ConstraintFloor": "contact with the floor (an inequality constraint)",
+}
+
+#: Why the reference disables its ode45 path for some scenes it can build.
+_ODE_DISABLED = {
+    3: "the reference disables ode45 here: its ode45 path does not reparameterise the exponential "
+       "coordinates, which leave their chart within the run",
+    24: "the reference disables ode45 here: the spring (k = 1e6 dyn) makes the problem stiff",
+}
+
+#: Where this library's scene differs, on purpose, from the reference code's.
+_NOTES = {
+    0: "The data gives the fixed joints a spurious coordinate q = 0; fixed joints have none here.",
+    10: "The reference writes a (0, 0, 100) wrench in its scene function that is overwritten before use; "
+        "it is left out. The constant point force has the potential energy -F . x here (the reference "
+        "books none for it), so H differs from the reference CSV by the work of that force.",
+    24: "The spring-damper uses the physical damping sign, f = (k (l - L) + d ldot) / L (the reference "
+        "subtracts d ldot / L), and its energy k (l - L)^2 / (2 L) (the reference books "
+        "k ((l - L)/L)^2 / 2).",
+    25: "The composite body's mass, inertia and frame are the reference's (cross-checked against "
+        "redmax_edu.inertia.composite in the tests).",
+    26: "The mesh body's mass properties are the reference's mesh integration of cuboid.obj, a 1 x 2 x 3 cm "
+        "box (cross-checked against redmax_edu.inertia.mesh of box_mesh in the tests).",
+}
+
+
+@lru_cache(maxsize=1)
+def reference_data():
+    """The reference scene data (the parsed JSON file shipped with the package), a dict.
+
+    Keys: ``conventions`` (how to read it), ``scenes`` (by id as a string, "-1" to "35"),
+    ``matlab_diff_scenes_BDF1_setup``. Treat it as read-only.
+    """
+    text = resources.files("redmax_edu").joinpath(DATA_FILE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+#: The ids of the reference scenes, in the catalogue's order.
+SCENE_IDS = tuple(sorted(int(k) for k in reference_data()["scenes"]))
+
+
+def _check_id(scene_id):
+    if isinstance(scene_id, bool) or not isinstance(scene_id, (int, np.integer)) or scene_id not in SCENE_IDS:
+        raise ValueError(f"argument 'scene_id' must be one of the reference scene ids "
+                         f"{SCENE_IDS[0]}..{SCENE_IDS[-1]}, got {scene_id!r}")
+    return int(scene_id)
+
+
+def reference_setup(scene_id, integrator="euler"):
+    """The raw reference data of one scene as set up for ``integrator`` ("rk45" or "euler"), a dict.
+
+    Lengths in cm, masses in g; see ``reference_data()["conventions"]``.
+    """
+    scene_id = _check_id(scene_id)
+    if integrator not in _SETUP_OF:
+        raise ValueError(f"argument 'integrator' must be one of {', '.join(_SETUP_OF)}, got {integrator!r}")
+    return reference_data()["scenes"][str(scene_id)]["setups"][_SETUP_OF[integrator]]
+
+
+def _classes(items):
+    return [item["class"] for item in items]
+
+
+def _unsupported_reason(scene_id):
+    """Why this release cannot build the scene, or None."""
+    setup = reference_setup(scene_id)
+    needs = []
+    for cls in _classes(setup["constraints"]):
+        if cls in _CONSTRAINT_NEEDS and _CONSTRAINT_NEEDS[cls] not in needs:
+            needs.append(_CONSTRAINT_NEEDS[cls])
+    reasons = []
+    if needs:
+        reasons.append(f"needs constraints (next issue): {', '.join(needs)}")
+    if setup["fric"]:
+        reasons.append("needs joint or contact friction (bilateral staggered projections, a later issue)")
+    if any(cls != "redmax.DeformableNull" for cls in _classes(setup["deformables"])):
+        reasons.append("needs deformable mass-spring bodies attached by constraints (§2.7, a later issue)")
+    missing = sorted({_joint_type(j) for j in setup["joints"]} - set(JOINT_TYPES))
+    if missing:
+        reasons.append(f"needs the joint type(s) {', '.join(missing)}, not registered in redmax_edu.joints")
+    return "; ".join(reasons) or None
+
+
+# --- the catalogue ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    """One reference scene in the catalogue.
+
+    Attributes
+    ----------
+    id : int
+    name : str
+    summary : str
+        What the scene shows, from the reference data.
+    features : tuple of str
+    supported : bool
+        Whether :func:`scene` can build it in this release.
+    reason : str or None
+        What it needs, when it is not supported.
+    """
+
+    id: int
+    name: str
+    summary: str
+    features: tuple
+    supported: bool
+    reason: str | None
+
+
+def catalogue():
+    """All 37 reference scenes, in id order, as :class:`CatalogueEntry` objects.
+
+    Examples
+    --------
+    >>> entries = catalogue()
+    >>> len(entries), entries[0].id, entries[-1].id
+    (37, -1, 35)
+    >>> entry = {e.id: e for e in entries}[4]
+    >>> entry.name, entry.supported, entry.reason
+    ('Loop', False, 'needs constraints (next issue): a loop-closure constraint')
+    """
+    out = []
+    for sid in SCENE_IDS:
+        raw = reference_data()["scenes"][str(sid)]
+        reason = _unsupported_reason(sid)
+        out.append(CatalogueEntry(sid, raw["name"], raw["summary"], tuple(raw["features"]),
+                                  reason is None, reason))
+    return out
+
+
+# --- scene-specific forces ------------------------------------------------------------------------
+
+class TwistDamping(Force):
+    """Viscous damping of one body's twist with separate angular and linear coefficients.
+
+    ``f = -(d_w omega, d_v nu)`` and ``D = -diag(d_w, d_w, d_w, d_v, d_v, d_v)`` (§1.9.1). The
+    reference code damps the whole twist with one number ``d`` in cgs units; in SI that one
+    number becomes two, ``d_w = d * 1e-7`` (kg m^2/s) and ``d_v = d * 1e-3`` (kg/s).
+
+    Parameters
+    ----------
+    body : int
+    angular, linear : float
+        Non-negative coefficients ``d_w`` (N m s) and ``d_v`` (N s/m).
+
+    Examples
+    --------
+    >>> force = TwistDamping(0, angular=2.0, linear=3.0)
+    >>> force.evaluate(np.eye(4)[None], np.ones((1, 6))).f
+    array([-2., -2., -2., -3., -3., -3.])
+    """
+
+    def __init__(self, body, angular, linear):
+        if isinstance(body, bool) or not isinstance(body, (int, np.integer)) or body < 0:
+            raise ValueError(f"argument 'body' must be a body index >= 0, got {body!r}")
+        self.body = int(body)
+        self.coefficients = np.repeat([float(angular), float(linear)], 3)
+        if not (np.isfinite(self.coefficients).all() and (self.coefficients >= 0).all()):
+            raise ValueError(f"arguments 'angular' and 'linear' must be finite and >= 0, "
+                             f"got {angular}, {linear}")
+        self.bodies = (self.body,)
+
+    def evaluate(self, E, phi):
+        out = ForceTerms.zeros(len(E))
+        s = slice(6 * self.body, 6 * self.body + 6)
+        out.f[s] = -self.coefficients * phi[self.body]
+        out.D[s, s] = -np.diag(self.coefficients)
+        return out
+
+    def __repr__(self):
+        d = self.coefficients
+        return f"TwistDamping(body={self.body}, angular={d[0]:g}, linear={d[3]:g})"
+
+
+@dataclass(frozen=True, eq=False)
+class PiecewiseConstant:
+    """A piecewise-constant function of time: ``values[k]`` for ``breaks[k-1] <= t < breaks[k]``.
+
+    Parameters
+    ----------
+    breaks : array_like, shape (m,)
+        Increasing switch times.
+    values : array_like, shape (m + 1, nq)
+
+    Examples
+    --------
+    >>> tau = PiecewiseConstant([1.0], [[0.0], [2.0]])
+    >>> tau(0.5), tau(1.0)
+    (array([0.]), array([2.]))
+    """
+
+    breaks: np.ndarray
+    values: np.ndarray
+
+    def __post_init__(self):
+        b = np.asarray(self.breaks, dtype=float)
+        v = np.asarray(self.values, dtype=float)
+        if b.ndim != 1 or np.any(np.diff(b) <= 0):
+            raise ValueError(f"argument 'breaks' must be an increasing 1-D array, got {b.tolist()}")
+        if v.ndim != 2 or len(v) != len(b) + 1:
+            raise ValueError(f"argument 'values' must have shape ({len(b) + 1}, nq), got {v.shape}")
+        object.__setattr__(self, "breaks", b)
+        object.__setattr__(self, "values", v)
+
+    def __call__(self, t):
+        return self.values[int(np.searchsorted(self.breaks, t, side="right"))].copy()
+
+
+# --- building a scene -------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class Scene:
+    """A reference scene built in SI units.
+
+    Attributes
+    ----------
+    id : int
+    name : str
+    model : Model
+    q0, qdot0 : ndarray, shape (nq,)
+        The initial state (each joint's own ``q0``, ``qdot0``, converted).
+    t_span : (float, float)
+        The reference time span (s).
+    h : float
+        The reference step of linearly implicit Euler (``hEuler``, s).
+    tau : callable or None
+        Applied joint forces ``t -> (nq,)`` (SI), if the scene has them.
+    integrators : tuple of str
+        The methods of :func:`redmax_edu.integrators.simulate` the reference runs this scene
+        with: ``"rk45"`` (its ode45 path) and/or ``"euler"``.
+    units : tuple of str, length nq
+        What each coordinate measures: ``"angle"`` (rad), ``"length"`` (m) or ``"parameter"``
+        (a spline parameter).
+    conservative : bool
+        True when nothing dissipates or does work on the system (no damping, no damper
+        springs, no applied torques): the exact motion conserves ``T + V``.
+    description : str
+        The reference summary, and any deliberate difference from the reference code.
+    features : tuple of str
+    coordinate_scale : ndarray, shape (nq,)
+        SI value of one reference (cgs) unit of each coordinate: 0.01 for lengths, else 1.
+    """
+
+    id: int
+    name: str
+    model: Model
+    q0: np.ndarray
+    qdot0: np.ndarray
+    t_span: tuple
+    h: float
+    tau: object
+    integrators: tuple
+    units: tuple
+    conservative: bool
+    description: str
+    features: tuple = field(default=())
+    coordinate_scale: np.ndarray = field(default=None, repr=False)
+
+    def rk45_atol(self, atol=1e-6):
+        """``atol`` (2 nq,) for RK45 that matches the reference's ``AbsTol`` on cgs numbers.
+
+        The reference's absolute tolerance 1e-6 applies to centimetres and radians; in metres
+        the same accuracy is ``1e-8`` on length coordinates (and their rates).
+        """
+        scale = self.coordinate_scale
+        return np.concatenate([scale, scale]) * atol
+
+    def simulate(self, method=None, t_span=None, **options):
+        """Run the scene with :func:`redmax_edu.integrators.simulate`; returns a Trajectory.
+
+        ``method`` defaults to the first of :attr:`integrators`; ``t_span`` to the reference
+        span. For ``"euler"`` the step is :attr:`h` and for ``"rk45"`` the absolute tolerance
+        is :meth:`rk45_atol` unless ``options`` say otherwise.
+        """
+        from .integrators import simulate
+
+        method = self.integrators[0] if method is None else method
+        if method in _SETUP_OF and method not in self.integrators:
+            raise ValueError(f"scene {self.id} ({self.name}): argument 'method' {method!r} is not available: "
+                             f"{_ODE_DISABLED.get(self.id, 'the reference does not run it')}; "
+                             f"use one of {', '.join(self.integrators)}")
+        if method == "euler":
+            options.setdefault("h", self.h)
+        else:
+            options.setdefault("atol", self.rk45_atol())
+        return simulate(self.model, self.q0, self.qdot0, self.t_span if t_span is None else t_span,
+                        method, tau=self.tau, **options)
+
+    def __repr__(self):
+        return (f"Scene({self.id}, {self.name!r}, {self.model!r}, t_span={self.t_span}, h={self.h}, "
+                f"integrators={self.integrators})")
+
+
+def _matrix(value, where, name, u):
+    """A reference 4x4 (row-major, cm) as an SI transform; empty means identity."""
+    if value is None or (isinstance(value, list) and not value):
+        return np.eye(4)
+    E = np.array(value, dtype=float)
+    if E.shape != (4, 4):
+        raise ValueError(f"{where}: field '{name}' must be 4x4, got shape {E.shape}")
+    E[:3, 3] *= u["length"]
+    return E
+
+
+def _per_dof(value, ndof):
+    a = np.atleast_1d(np.asarray(value, dtype=float))
+    return np.full(ndof, float(a[0])) if a.size == 1 and ndof != 1 else a
+
+
+def _joint_type(jdata):
+    cls = jdata["class"]
+    return {"redmax.JointFixed": "fixed", "redmax.JointRevolute": "revolute",
+            "redmax.JointPrismatic": "prismatic", "redmax.JointPlanar": "planar",
+            "redmax.JointTranslational": "translational", "redmax.JointUniversal": "universal",
+            "redmax.JointSphericalExp": "spherical_exp", "redmax.JointFree3D": "free3d_exp",
+            "redmax.JointFree": "free3d_exp", "redmax.JointFree2D": "free2d",
+            "redmax.JointComposite": "composite", "redmax.JointSplineCurve": "spline_curve",
+            "redmax.JointSplineSurface": "spline_surface"}.get(cls, cls)
+
+
+def _dof_units(jdata):
+    if jdata["class"] == "redmax.JointComposite":
+        return _dof_units(jdata["joint1"]) + _dof_units(jdata["joint2"])
+    return _DOF_UNITS[jdata["class"]]
+
+
+def _joint_spec(jdata, where, u):
+    """The scene-format spec (SI) of a reference joint."""
+    kind = _joint_type(jdata)
+    spec = {"type": kind}
+    if kind in ("revolute", "prismatic"):
+        spec["axis"] = jdata["axis"]
+    elif kind == "planar":
+        spec["plane"] = [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]  # translation in the joint's x-y plane
+    elif kind == "free3d_exp" and jdata["class"] == "redmax.JointFree":
+        spec["order"] = "rotate_first"
+    elif kind == "composite":
+        spec["joints"] = [_joint_spec(jdata[key], f"{where}, {key}", u) for key in ("joint1", "joint2")]
+    elif kind == "spline_curve":
+        spec["control_frames"] = [_matrix(C, where, "controlFrames", u).tolist()
+                                  for C in jdata["controlFrames"]]
+    elif kind == "spline_surface":
+        values = np.array(jdata["controlValues"], dtype=float)  # (4, 4, 6): x, y, z, then angles
+        values[..., :3] *= u["length"]
+        spec["control_values"] = values.tolist()
+    elif kind not in ("fixed", "translational", "universal", "spherical_exp", "free3d_exp", "free2d"):
+        raise ValueError(f"{where}: reference joint class {jdata['class']!r} has no counterpart here")
+    return spec
+
+
+def _shape(bdata, u):
+    """How to draw a reference body, in SI, in its body frame."""
+    cls, cm = bdata["class"], u["length"]
+    if cls == "redmax.BodyCuboid":
+        return {"type": "cuboid", "sides": (np.array(bdata["sides"], float) * cm).tolist()}
+    if cls == "redmax.BodyCylinder":
+        return {"type": "cylinder", "radius": bdata["radius"] * cm, "height": bdata["height"] * cm}
+    if cls == "redmax.BodySphere":
+        return {"type": "sphere", "radius": bdata["radius"] * cm}
+    if cls == "redmax.BodyComposite":
+        parts = []
+        for part in bdata["parts"]:
+            shape = _shape(part, u)
+            shape["E"] = _matrix(part["E_cb"], bdata["name"], "E_cb", u).tolist()  # part frame in body frame
+            parts.append(shape)
+        return {"type": "composite", "parts": parts}
+    if cls == "redmax.BodyMeshObj" and bdata["filename"] == "cuboid.obj":
+        E_io = np.linalg.inv(_matrix(bdata["E_oi"], bdata["name"], "E_oi", u))  # mesh frame in body frame
+        return {"type": "cuboid", "sides": [cm, 2 * cm, 3 * cm], "E": E_io.tolist(), "source": "cuboid.obj"}
+    return {"type": "mesh", "source": bdata.get("filename")}
+
+
+def _conserves_energy(setup, has_tau):
+    damped = any(b["damping"] for b in setup["bodies"]) or any(np.any(j["Dr"]) for j in setup["joints"])
+    dampers = any(s["class"] == "redmax.SpringDamper" and s["d"] for s in setup["springs"])
+    return not (damped or dampers or has_tau)
+
+
+def _scene5_torque(u):
+    """Scene 5's piecewise-constant joint torques (the reference's sceneFcn05), in N m."""
+    values = np.array([[0.0, 0.0, 100.0], [0.0, 100.0, -100.0], [100.0, -100.0, 0.0]])
+    return PiecewiseConstant([3.0, 6.0], values * u["torque"])
+
+
+def _springs(setup, E_wi, sid, u):
+    """Model forces for the reference springs; E_wi (SI) are the initial body poses."""
+    forces = []
+    for k, s in enumerate(setup["springs"]):
+        cls = s["class"]
+        where = f"scene {sid}, springs[{k}]"
+        if cls == "redmax.SpringNull":
+            continue
+        if cls == "redmax.SpringPointDirection":
+            forces.append(PointForce(s["body"] - 1, np.array(s["x_i"], float) * u["length"], s["d_w"],
+                                     k=s["stiffness"] * u["force"]))
+        elif cls == "redmax.SpringPointPoint":
+            a = Attachment(s["body1"] - 1, np.array(s["x_1"], float) * u["length"])
+            b = Attachment(s["body2"] - 1, np.array(s["x_2"], float) * u["length"])
+            forces.append(PointSpring(a, b, s["stiffness"] * u["stiffness"]))
+        elif cls == "redmax.SpringDamper":
+            points = [Attachment(s["body1"] - 1, np.array(s["x_1"], float) * u["length"]),
+                      Attachment(s["body2"] - 1, np.array(s["x_2"], float) * u["length"])]
+            x = [(E_wi[p.body] @ np.append(p.r, 1.0))[:3] if p.body >= 0 else p.r for p in points]
+            L = s["L"] * u["length"] or float(np.linalg.norm(x[1] - x[0]))  # 0 means the initial length
+            # f = k (l - L)/L + d ldot/L: k and d are a force and a force times a time
+            law = LinearSpringDamper(s["k"] * u["force"], s["d"] * u["force"], L)
+            forces.append(Spring(points, law))
+        else:
+            raise ValueError(f"{where}: reference spring class {cls!r} has no counterpart here")
+    return forces
+
+
+@cache
+def _build(sid, si=True):
+    """Scene ``sid`` in SI units (or, with ``si=False``, in the reference's cgs numbers)."""
+    u = CGS_TO_SI if si else _NO_CONVERSION
+    reason = _unsupported_reason(sid)
+    raw = reference_data()["scenes"][str(sid)]
+    if reason is not None:
+        raise ValueError(f"scene {sid} ({raw['name']}) is not supported in this release: {reason}")
+    setup = reference_setup(sid, "euler")
+    bodies, q0, qdot0, units, scales, damping_forces = [], [], [], [], [], []
+    for i, (bdata, jdata) in enumerate(zip(setup["bodies"], setup["joints"], strict=True)):
+        where = f"scene {sid}, body {bdata['name']!r}"
+        ndof = int(jdata["ndof"])
+        ju = _dof_units(jdata)
+        coord = np.array([_coordinate_scale(unit, u) for unit in ju])
+        force = np.array([_force_scale(unit, u) for unit in ju])
+        extra = {}
+        if ndof:
+            q0.append(_per_dof(jdata["q0"], ndof) * coord)
+            qdot0.append(_per_dof(jdata["qdot0"], ndof) * coord)
+            units.extend(ju)
+            scales.extend(coord)
+            # joint spring about the initial coordinates (qInit): torque per rad or force per metre
+            extra = dict(stiffness=_per_dof(jdata["Kr"], ndof) * force / coord,
+                         damping=_per_dof(jdata["Dr"], ndof) * force / coord,
+                         q_rest=_per_dof(jdata["qInit"], ndof) * coord)
+        I_i = np.array(bdata["I_i"], dtype=float)
+        if bdata["damping"]:
+            d = float(bdata["damping"])
+            damping_forces.append(TwistDamping(i, d * u["torque"], d * u["force"] / u["length"]))
+        bodies.append(Body(name=bdata["name"], parent=int(jdata["parent"]) - 1,
+                           joint=JOINT_TYPES[_joint_type(jdata)].from_spec(_joint_spec(jdata, where, u),
+                                                                           f"{where}, joint"),
+                           T_parent_joint=_matrix(jdata["E_pj0"], where, "E_pj0", u),
+                           T_joint_body=_matrix(bdata["E_ji"], where, "E_ji", u),
+                           mass=I_i[3] * u["mass"], inertia=I_i[:3] * u["inertia"],
+                           shape=_shape(bdata, u), **extra))
+    gravity = np.array(setup["grav"], dtype=float) * u["acceleration"]
+    q0 = np.concatenate(q0) if q0 else np.zeros(0)
+    qdot0 = np.concatenate(qdot0) if qdot0 else np.zeros(0)
+    model = Model(bodies, gravity)
+    forces = _springs(setup, forward_kinematics(model, q0).E_wi, sid, u) + damping_forces
+    if forces:
+        model = model.with_forces(forces)
+    tau = _scene5_torque(u) if sid == 5 else None
+    integrators = tuple(m for m, key in _SETUP_OF.items()
+                        if raw["setups"][key]["tspan"][1] > raw["setups"][key]["tspan"][0])
+    t_span = tuple(float(t) for t in setup["tspan"])
+    for m in integrators:  # the spans agree wherever the reference runs the scene
+        if tuple(raw["setups"][_SETUP_OF[m]]["tspan"]) != t_span:
+            raise ValueError(f"scene {sid}: the reference time spans of its integrators differ")
+    description = raw["summary"] + (f" Here: {_NOTES[sid]}" if sid in _NOTES else "")
+    for a in (q0, qdot0):
+        a.setflags(write=False)
+    return Scene(id=sid, name=raw["name"], model=model, q0=q0, qdot0=qdot0, t_span=t_span,
+                 h=float(setup["hEuler"]), tau=tau, integrators=integrators, units=tuple(units),
+                 conservative=_conserves_energy(setup, tau is not None), description=description,
+                 features=tuple(raw["features"]), coordinate_scale=np.array(scales))
+
+
+def scene(scene_id):
+    """Build reference scene ``scene_id`` in SI units; returns a :class:`Scene`.
+
+    Raises
+    ------
+    ValueError
+        If the id is unknown, or the scene needs a feature this release lacks (the message
+        says which; :func:`catalogue` lists them all).
+
+    Examples
+    --------
+    >>> s = scene(-1)
+    >>> s.name, s.model.nq, s.t_span, s.h, s.integrators
+    ('Simpler serial chain', 2, (0.0, 2.0), 0.01, ('rk45', 'euler'))
+    >>> np.round(s.q0, 6), s.model.bodies[0].mass, s.model.bodies[0].shape
+    (array([1.570796, 0.785398]), 0.01, {'type': 'cuboid', 'sides': [0.1, 0.01, 0.01]})
+    >>> scene(4)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: scene 4 (Loop) is not supported in this release: needs constraints (next issue): ...
+
+    Taught in book/02_reduced/09_scene_gallery.
+    """
+    return _build(_check_id(scene_id))
