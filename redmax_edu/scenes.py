@@ -35,6 +35,7 @@ from importlib import resources
 
 import numpy as np
 
+from .deformable import DeformableSpring
 from .joints import JOINT_TYPES
 from .kinematics import forward_kinematics
 from .maximal.forces import Attachment, Force, ForceTerms, LinearSpringDamper, PointForce, PointSpring, Spring
@@ -111,6 +112,10 @@ _NOTES = {
         "k ((l - L)/L)^2 / 2).",
     25: "The composite body's mass, inertia and frame are the reference's (cross-checked against "
         "redmax_edu.inertia.composite in the tests).",
+    12: "The chains' end nodes are attached exactly (an attached node moves with its body point and is "
+        "not a coordinate, Eq. 2.94-2.97), where the reference keeps every node as a coordinate and holds "
+        "the ends by Baumgarte-stabilised constraints (ConstraintAttachSpring): q has the 2 joint angles "
+        "and the 3 coordinates of the one free node instead of the reference's 17 numbers.",
     26: "The mesh body's mass properties are the reference's mesh integration of cuboid.obj, a 1 x 2 x 3 cm "
         "box (cross-checked against redmax_edu.inertia.mesh of box_mesh in the tests).",
 }
@@ -165,8 +170,10 @@ def _unsupported_reason(scene_id):
         reasons.append(f"needs constraints (next issue): {', '.join(needs)}")
     if setup["fric"]:
         reasons.append("needs joint or contact friction (bilateral staggered projections, a later issue)")
-    if any(cls != "redmax.DeformableNull" for cls in _classes(setup["deformables"])):
-        reasons.append("needs deformable mass-spring bodies attached by constraints (§2.7, a later issue)")
+    known = {"redmax.DeformableNull", "redmax.DeformableSpring"}
+    unknown = sorted(set(_classes(setup["deformables"])) - known)
+    if unknown:
+        reasons.append(f"needs the deformable type(s) {', '.join(unknown)}")
     missing = sorted({_joint_type(j) for j in setup["joints"]} - set(JOINT_TYPES))
     if missing:
         reasons.append(f"needs the joint type(s) {', '.join(missing)}, not registered in redmax_edu.joints")
@@ -465,6 +472,7 @@ def _shape(bdata, u):
 
 def _conserves_energy(setup, has_tau):
     damped = any(b["damping"] for b in setup["bodies"]) or any(np.any(j["Dr"]) for j in setup["joints"])
+    damped = damped or any(d.get("damping", 0) for d in setup["deformables"])
     dampers = any(s["class"] == "redmax.SpringDamper" and s["d"] for s in setup["springs"])
     return not (damped or dampers or has_tau)
 
@@ -501,6 +509,23 @@ def _springs(setup, E_wi, sid, u):
         else:
             raise ValueError(f"{where}: reference spring class {cls!r} has no counterpart here")
     return forces
+
+
+def _deformables(setup, u):
+    """The reference's mass-spring chains (DeformableSpring), with their free nodes' coordinates."""
+    chains = []
+    for k, d in enumerate(setup["deformables"]):
+        if d["class"] != "redmax.DeformableSpring":
+            continue
+        ends = {}
+        for key, body, r in (("first", d["body0"], d["r0"]), ("last", d["body1"], d["r1"])):
+            ends[key] = Attachment(int(body) - 1, np.array(r, float) * u["length"])  # body 0 is the world
+        # segment energy K eps^2 / 2 with a dimensionless strain: K is an energy
+        chains.append(DeformableSpring(np.array(d["x0"], float) * u["length"], d["K"] * u["energy"],
+                                       d["mass"] * u["mass"], damping=d["damping"] * u["energy"],
+                                       rest_lengths=np.atleast_1d(np.array(d["L"], float)) * u["length"],
+                                       name=f"spring{k + 1}", **ends))
+    return chains
 
 
 @cache
@@ -541,9 +566,15 @@ def _build(sid, si=True):
                            mass=I_i[3] * u["mass"], inertia=I_i[:3] * u["inertia"],
                            shape=_shape(bdata, u), **extra))
     gravity = np.array(setup["grav"], dtype=float) * u["acceleration"]
+    chains = _deformables(setup, u)
+    for chain in chains:  # the free nodes' coordinates follow the joints' (Eq. 2.96-2.97)
+        q0.append(chain.initial_coordinates())
+        qdot0.append(np.zeros(3 * chain.nfree))
+        units.extend(["length"] * 3 * chain.nfree)
+        scales.extend([u["length"]] * 3 * chain.nfree)
     q0 = np.concatenate(q0) if q0 else np.zeros(0)
     qdot0 = np.concatenate(qdot0) if qdot0 else np.zeros(0)
-    model = Model(bodies, gravity)
+    model = Model(bodies, gravity, deformables=chains)
     forces = _springs(setup, forward_kinematics(model, q0).E_wi, sid, u) + damping_forces
     if forces:
         model = model.with_forces(forces)

@@ -15,10 +15,10 @@ from redmax_edu.maximal.forces import PointForce, PointSpring, Spring
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "reference" / "redmax_scenes" / "scenes.json"
 
-#: The scenes that need only joints, springs, damping and torques (this release).
-SUPPORTED = {-1, 0, 1, 2, 3, 5, 10, 11, 14, 16, 17, 18, 19, 21, 22, 23, 24, 25, 26, 35}
-#: The scenes that need constraints, prescribed motion, friction or deformables (later issues).
-UNSUPPORTED = {4, 6, 7, 8, 9, 12, 13, 15, 20, 27, 28, 29, 30, 31, 32, 33, 34}
+#: The scenes that need only joints, springs, damping, torques and deformables (this release).
+SUPPORTED = {-1, 0, 1, 2, 3, 5, 10, 11, 12, 14, 16, 17, 18, 19, 21, 22, 23, 24, 25, 26, 35}
+#: The scenes that need constraints, prescribed motion or friction (later issues).
+UNSUPPORTED = {4, 6, 7, 8, 9, 13, 15, 20, 27, 28, 29, 30, 31, 32, 33, 34}
 
 
 def _reference_poses(scene_id):
@@ -48,7 +48,7 @@ def test_the_catalogue_says_which_scenes_this_release_builds():
     for i in UNSUPPORTED:
         assert entries[i].reason and "needs" in entries[i].reason
     assert "loop-closure" in entries[4].reason and "friction" in entries[27].reason
-    assert "prescribed" in entries[9].reason and "deformable" in entries[12].reason
+    assert "prescribed" in entries[9].reason
 
 
 @pytest.mark.parametrize("scene_id", sorted(UNSUPPORTED))
@@ -170,6 +170,19 @@ def test_scene_23_springs_and_scene_24_spring_damper():
     s = scenes.scene(24)
     l0, _ = spring.length(forward_kinematics(s.model, s.q0).E_wi)
     assert spring.law.L == pytest.approx(l0, rel=1e-14)                     # rest = initial length
+
+
+def test_scene_12_mass_spring_chains_in_si():
+    """Two chains of 1 g (K = 1e5 erg per segment); only the middle node of the first is free."""
+    s = scenes.scene(12)
+    cable, strut = s.model.deformables
+    assert s.model.nr == 2 and s.model.nq == 5 and s.units[2:] == ("length",) * 3
+    np.testing.assert_allclose(s.q0, [0, 0, 0.25, 0, 0.05])                  # node (25, 0, 5) cm
+    assert cable.stiffness == pytest.approx(0.01) and cable.mass == pytest.approx(1e-3)  # 1e5 erg, 1 g
+    assert cable.attachments[0].body == -1 and cable.attachments[2].body == 1
+    np.testing.assert_allclose(cable.attachments[0].r, [0.3, 0, 0.1])      # world point (30, 0, 10) cm
+    np.testing.assert_allclose(cable.rest_lengths, [0.05 * np.sqrt(2)] * 2)
+    assert strut.nfree == 0 and [a.body for a in strut.attachments.values()] == [0, 1]
 
 
 def test_scene_19_composite_joint_has_mixed_units():
