@@ -18,6 +18,7 @@ from redmax_edu.checks import check_derivative, numerical_derivative
 from redmax_edu.dynamics import (
     forward_dynamics,
     hyper_reduce,
+    hyper_reduced_dynamics,
     inverse_dynamics,
     joint_forces,
     kinetic_energy,
@@ -366,6 +367,32 @@ def test_equal_angle_hyper_reduction_moves_like_the_full_model_when_that_motion_
         full = forward_dynamics(model, J_rR @ Q, J_rR @ Qdot)
         assert full[0] == pytest.approx(full[1], rel=1e-12)
         np.testing.assert_allclose(_hyper_reduced_acceleration(model, J_rR, Q, Qdot), full[:1], rtol=1e-11)
+
+
+def test_hyper_reduced_dynamics_solves_eq_2_90_with_an_offset_and_forces(rng):
+    """The library function equals Eq. (2.90) assembled from hyper_reduce, for random (non-exact)
+    reductions with an offset q_0, and applies tau_R through J_rR^T."""
+    model = _with_springs(random_tree(rng, 4), rng)
+    J_rR = rng.standard_normal((model.nq, 2))
+    q0 = rng.standard_normal(model.nq)
+    for _ in range(3):
+        Q, Qdot, tau_R = rng.standard_normal((3, 2))
+        q, qdot = q0 + J_rR @ Q, J_rR @ Qdot
+        terms_M, f = mass_matrix(model, q), reduced_forces(model, q, qdot)
+        expected = np.linalg.solve(J_rR.T @ terms_M @ J_rR, J_rR.T @ f + tau_R)
+        np.testing.assert_allclose(hyper_reduced_dynamics(model, J_rR, q, qdot, tau_R), expected, rtol=1e-10)
+    with pytest.raises(ValueError, match="J_rR @ qdot_R"):
+        hyper_reduced_dynamics(model, J_rR, q, qdot + rng.standard_normal(model.nq))
+    with pytest.raises(ValueError, match="J_rR"):
+        hyper_reduced_dynamics(model, J_rR[:-1], q, qdot)
+
+
+def test_hyper_reduced_dynamics_agrees_with_the_twin_pendulum_assembly(rng):
+    model = _twin_pendulums(rng)
+    J_rR = np.ones((model.nq, 1))
+    Q, Qdot = rng.standard_normal(1), rng.standard_normal(1)
+    np.testing.assert_allclose(hyper_reduced_dynamics(model, J_rR, J_rR @ Q, J_rR @ Qdot),
+                               _hyper_reduced_acceleration(model, J_rR, Q, Qdot), rtol=1e-11)
 
 
 def test_joint_forces_are_spring_and_damper(rng):
