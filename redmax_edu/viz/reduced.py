@@ -3,7 +3,9 @@
 :func:`model_scene` turns a model and its coordinates into a renderer-independent
 :class:`~redmax_edu.viz.scene.Scene`: every body as its shape (``Body.shape``, when set) or
 as a stick through its joint, its centre of mass and its children's joints, with the joint
-frames (and optionally the body frames) on top. The items come in the same order for every
+frames (and optionally the body frames) on top, and every deformable body of §2.7 (a
+:class:`~redmax_edu.deformable.DeformableSpring`) as a polyline through its nodes with a marker
+on each node. The items come in the same order for every
 ``q``, so a sequence of scenes animates (:func:`trajectory_animation`, an HTML player that
 needs no kernel) or plays in plotly (:func:`redmax_edu.viz.interactive.scene_player`).
 
@@ -12,18 +14,34 @@ Taught with in book/02_reduced.
 
 import numpy as np
 
+from ..deformable import node_kinematics
 from ..kinematics import forward_kinematics
 from .animate import animation_html
-from .scene import Frame, Path, Scene, box_edges, cube_bounds, union_bounds
+from .scene import Frame, Marker, Path, Scene, box_edges, cube_bounds, union_bounds
 from .shapes import capsule_wireframe, cylinder_wireframe
 
-__all__ = ["LINK_COLORS", "model_scene", "draw_model_planar", "model_length_scale", "body_strokes",
-           "trajectory_scenes", "trajectory_animation"]
+__all__ = ["LINK_COLORS", "SPRING_COLORS", "model_scene", "deformable_points", "draw_model_planar",
+           "model_length_scale", "body_strokes", "trajectory_scenes", "trajectory_animation"]
 
 _GAP = np.full((1, 3), np.nan)
 
 #: Colours of the bodies, chosen apart from the red, green and blue of the frame axes.
 LINK_COLORS = ("#444444", "#ff7f0e", "#9467bd", "#8c564b", "#17becf", "#e377c2", "#bcbd22")
+
+#: Colours of the deformable bodies (mass-spring chains), apart from the links' and the axes'.
+SPRING_COLORS = ("#1b9e77", "#e7298a", "#66a61e", "#e6ab02", "#a6761d")
+
+
+def deformable_points(model, q):
+    """World positions of every deformable's nodes at ``q``: a list of (k, 3) arrays.
+
+    Free nodes come from ``q``, attached ones from their body points (or world points), as
+    :func:`redmax_edu.deformable.node_kinematics` computes them. Empty for a model without
+    deformables.
+    """
+    if not model.deformables:
+        return []
+    return [nodes.x for nodes in node_kinematics(model, q)]
 
 
 def model_length_scale(model):
@@ -91,8 +109,8 @@ def body_strokes(model, kin, i):
 
 
 def model_scene(model, q, *, title="", notes=(), joint_frames=True, body_frames=False,
-                world_frame=True, frame_scale=None, bounds=None, extra=()):
-    """A scene of ``model`` at coordinates ``q``: bodies, joint frames and body frames.
+                world_frame=True, frame_scale=None, bounds=None, extra=(), deformables=True):
+    """A scene of ``model`` at coordinates ``q``: bodies, joint frames, body frames, deformables.
 
     Parameters
     ----------
@@ -110,12 +128,15 @@ def model_scene(model, q, *, title="", notes=(), joint_frames=True, body_frames=
         The box to draw in; by default a cube around everything drawn.
     extra : sequence of scene items
         Drawn last (a path traced by a point, an arrow, ...).
+    deformables : bool
+        Draw each deformable body (``model.deformables``) as a polyline through its nodes,
+        labelled with its name and coloured from SPRING_COLORS, and a marker on every node.
 
     Returns
     -------
     Scene
         Items in a fixed order for every ``q``: world frame, then per body its drawing, joint
-        frame and body frame, then ``extra``.
+        frame and body frame, then per deformable its polyline and node markers, then ``extra``.
 
     Examples
     --------
@@ -140,6 +161,12 @@ def model_scene(model, q, *, title="", notes=(), joint_frames=True, body_frames=
             items.append(Frame(kin.E_wj[i], f"J{i + 1}", scale=scale, alpha=0.9))
         if body_frames:
             items.append(Frame(kin.E_wi[i], f"B{i + 1}", scale=0.7 * scale, alpha=0.7))
+    if deformables:
+        for d, x in enumerate(deformable_points(model, q)):
+            color = SPRING_COLORS[d % len(SPRING_COLORS)]
+            items.append(Path(x, model.deformables[d].name, color=color, width=1.5))
+            items += [Marker(p, "", color=color) for p in x]
+            points.append(x)
     items += list(extra)
     if bounds is None:
         bounds = cube_bounds(np.concatenate(points), margin=scale)
@@ -153,7 +180,9 @@ def draw_model_planar(model, q, ax=None, *, plane="xz", color=None, label=None, 
     """Draw ``model`` at ``q`` on 2D matplotlib axes, projected on a coordinate plane.
 
     For planar mechanisms a flat drawing reads better than a 3D view. Each body is drawn
-    as in :func:`body_strokes` (its stick or shape), projected on ``plane``.
+    as in :func:`body_strokes` (its stick or shape), projected on ``plane``; then each
+    deformable body as a line through its nodes with a dot on every node (one line per
+    deformable, after the bodies' lines).
 
     Parameters
     ----------
@@ -163,7 +192,8 @@ def draw_model_planar(model, q, ax=None, *, plane="xz", color=None, label=None, 
         A new figure's axes when None.
     plane : {"xz", "xy", "yz"}
     color : str, optional
-        One colour for the whole model; by default each body gets its own (LINK_COLORS).
+        One colour for the whole model; by default each body gets its own (LINK_COLORS) and
+        each deformable its own (SPRING_COLORS).
     label : str, optional
         Legend label (given to the first body only).
     **plot_options
@@ -187,6 +217,10 @@ def draw_model_planar(model, q, ax=None, *, plane="xz", color=None, label=None, 
         pts = body_strokes(model, kin, i)
         c = LINK_COLORS[i % len(LINK_COLORS)] if color is None else color
         ax.plot(pts[:, a], pts[:, b], color=c, label=label if i == 0 else None, **plot_options)
+    spring_options = {**plot_options, "linewidth": 0.6 * plot_options["linewidth"]}
+    for d, x in enumerate(deformable_points(model, q)):
+        c = SPRING_COLORS[d % len(SPRING_COLORS)] if color is None else color
+        ax.plot(x[:, a], x[:, b], color=c, marker="o", markersize=4, **spring_options)
     ax.set_aspect("equal")
     ax.set(xlabel=plane[0], ylabel=plane[1])
     return ax

@@ -165,3 +165,61 @@ def test_planar_drawing_is_the_projection_of_the_sticks(rng):
     assert [ln.get_label() for ln in lines][0] == "tree"
     with pytest.raises(ValueError, match="plane"):
         draw_model_planar(model, q, plane="xw")
+
+
+def _with_springs():
+    """The tree with a cable from a world point to the slider (3 nodes, 1 free) and a strut
+    between the root and the left body (2 nodes, none free)."""
+    from redmax_edu.deformable import DeformableSpring
+    from redmax_edu.maximal.forces import Attachment
+
+    cable = DeformableSpring([[1.0, 0.0, 0.0], [0.8, 0.0, -0.7], [0.2, 0.0, -1.3]], 10.0, 0.3,
+                             first=Attachment(-1, [1.0, 0.0, 0.0]), last=Attachment(2, [0.0, 0.0, 0.0]),
+                             name="cable")
+    strut = DeformableSpring([[0.0, 0.0, -0.5], [0.0, 0.0, -1.4]], 10.0, 0.2,
+                             first=Attachment(0, [0.0, 0.0, 0.0]), last=Attachment(1, [0.0, 0.0, 0.0]),
+                             name="strut")
+    return _tree().with_deformables([cable, strut])
+
+
+def test_deformables_are_drawn_through_their_nodes_with_a_marker_on_each(rng):
+    from redmax_edu.deformable import node_kinematics
+    from redmax_edu.viz.scene import Marker
+
+    model = _with_springs()
+    q = model.coordinates(rng.uniform(-0.5, 0.5, model.nr)) + 0.05 * rng.standard_normal(model.nq)
+    scene = model_scene(model, q)
+    nodes = node_kinematics(model, q)
+    paths = {item.label: item for item in scene.items if isinstance(item, Path)}
+    markers = [item.position for item in scene.items if isinstance(item, Marker)]
+    for spring, kin in zip(model.deformables, nodes, strict=True):
+        np.testing.assert_array_equal(paths[spring.name].points, kin.x)
+    np.testing.assert_array_equal(np.array(markers), np.concatenate([k.x for k in nodes]))
+    # the attached node of the cable sits on the slider's body point; the bounds contain every node
+    E = forward_kinematics(model, q).E_wi
+    np.testing.assert_allclose(paths["cable"].points[-1], E[2][:3, 3], atol=1e-14)
+    b = scene.bounds
+    assert np.all(np.array(markers) >= b[:, 0]) and np.all(np.array(markers) <= b[:, 1])
+    # the same items in the same order for every q, and none without deformables=True
+    labels = [(type(i).__name__, i.label) for i in scene.items]
+    again = model_scene(model, model.coordinates(rng.uniform(-0.5, 0.5, model.nr)))
+    assert [(type(i).__name__, i.label) for i in again.items] == labels
+    bare = model_scene(model, q, deformables=False)
+    assert not any(isinstance(i, Marker) for i in bare.items) and "cable" not in [i.label for i in bare.items]
+    draw_scene(scene)  # renders
+    t = np.linspace(0.0, 0.2, 3)
+    html = trajectory_animation(model, t, np.tile(q, (3, 1)), max_frames=3)
+    assert "<img" in html
+
+
+def test_planar_drawing_adds_one_line_per_deformable_through_its_nodes(rng):
+    from redmax_edu.deformable import node_kinematics
+
+    model = _with_springs()
+    q = model.coordinates(rng.uniform(-0.5, 0.5, model.nr))
+    lines = draw_model_planar(model, q, plane="xz").get_lines()
+    assert len(lines) == model.n + len(model.deformables)
+    for line, kin in zip(lines[model.n:], node_kinematics(model, q), strict=True):
+        np.testing.assert_array_equal(line.get_xdata(), kin.x[:, 0])
+        np.testing.assert_array_equal(line.get_ydata(), kin.x[:, 2])
+        assert line.get_marker() == "o"
