@@ -28,7 +28,7 @@ from redmax_edu.jacobian import jacobian_and_derivative
 from redmax_edu.kinematics import body_twists, forward_kinematics
 from redmax_edu.model import model_from_dict
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "pinocchio"
+REFERENCE = Path(__file__).resolve().parents[1] / "reference" / "pinocchio"  # copies, see its README
 CASES = sorted(REFERENCE.glob("*.json"))
 TOL = 1e-10
 

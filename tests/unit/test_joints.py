@@ -9,7 +9,6 @@ factor) produces errors of order 1e-2 or more, as test_fd_check_catches_wrong_ja
 """
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -37,9 +36,9 @@ from redmax_edu.joints.euler import CHART_NAMES, SWITCH_DET, best_chart, euler_a
 from redmax_edu.joints.exponential import REPARAM_ANGLE
 from redmax_edu.joints.spline import bspline_weights, cumulative_basis
 from redmax_edu.lie import brac, exp_se3, exp_so3, inv_se3, log_se3, unbrac
+from redmax_edu.scenes import reference_data
 
 FD_TOL = 1e-7  # see the module docstring
-SCENES = Path(__file__).resolve().parents[3] / "shared" / "reference" / "redmax_scenes" / "scenes.json"
 
 
 # --- the joints under test ------------------------------------------------------------------
@@ -520,9 +519,7 @@ def test_spline_curve_jumps_would_be_detected(rng):
 
 # --- reference scenes: the joints reproduce the reference code's initial poses --------------
 def _scene(scene_id):
-    if not SCENES.exists():
-        pytest.skip("reference scenes not available")
-    scene = json.loads(SCENES.read_text())["scenes"][str(scene_id)]
+    scene = reference_data()["scenes"][str(scene_id)]
     return next(iter(scene["setups"].values()))
 
 

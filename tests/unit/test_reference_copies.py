@@ -1,0 +1,32 @@
+"""The Pinocchio vectors the tests use are unchanged copies of the workspace's shared reference.
+
+(The packaged scene catalogue has the same check in test_scenes.py.)
+
+Skipped on a machine without the workspace's ``shared/`` folder next to the repository.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared" / "reference"
+COPIES = ROOT / "tests" / "reference" / "pinocchio"
+
+needs_shared = pytest.mark.skipif(not SHARED.exists(), reason="no shared reference data on this machine")
+
+
+def test_the_pinocchio_copies_are_all_there():
+    assert len(sorted(COPIES.glob("*.json"))) == 4
+
+
+@needs_shared
+@pytest.mark.parametrize("name", sorted(p.name for p in COPIES.glob("*.json")))
+def test_each_pinocchio_copy_equals_the_shared_file(name):
+    assert json.loads((COPIES / name).read_text()) == json.loads((SHARED / "pinocchio" / name).read_text())
+
+
+@needs_shared
+def test_no_shared_pinocchio_case_is_missing_here():
+    assert {p.name for p in (SHARED / "pinocchio").glob("*.json")} <= {p.name for p in COPIES.glob("*.json")}
