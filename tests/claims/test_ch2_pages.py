@@ -5,6 +5,8 @@ Each test repeats one quantitative sentence or check-cell verdict of a page with
 of length L hinged about y at the top, centre of mass half way down.
 """
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -25,6 +27,7 @@ from redmax_edu.dynamics import (
     quadratic_velocity_vector,
     reduced_forces,
 )
+from redmax_edu.integrators import simulate
 from redmax_edu.jacobian import jacobian, jacobian_and_derivative
 from redmax_edu.joints import Revolute
 from redmax_edu.kinematics import body_poses, forward_kinematics
@@ -94,11 +97,9 @@ def hinge_rows(model, q):
 
 
 def rk45(model, q0, v0, t_end, samples=201, tol=1e-8):
-    def f(t, y):
-        return np.concatenate([y[model.nq:], forward_dynamics(model, y[:model.nq], y[model.nq:])])
-    t = np.linspace(0.0, t_end, samples)
-    sol = solve_ivp(f, (0.0, t_end), np.concatenate([q0, v0]), t_eval=t, rtol=tol, atol=tol)
-    return sol.t, sol.y[:model.nq].T, sol.y[model.nq:].T
+    """The pages' RK45 runs: integrators.simulate at rtol = atol = tol, evenly sampled."""
+    tr = simulate(model, q0, v0, (0.0, t_end), rtol=tol, atol=tol, sample_dt=t_end / (samples - 1))
+    return tr.t, tr.q, tr.qdot
 
 
 def energy(model, qs, vs):
@@ -288,30 +289,62 @@ def _euler_221(model, y0, h, t_end, stride):
     return worst
 
 
+def test_p2_3_eq_2_21_by_hand_is_simulate_euler_for_a_model_without_springs():
+    """Page 2.3: 'Eq. (2.21) by hand = simulate(method='euler'): True' (triple pendulum from
+    horizontal, h = 0.01, 5 s): linearly implicit Euler without springs or dampers is Eq. (2.21)."""
+    model = chain(3)
+    q, v = np.array([np.pi / 2, 0, 0]), np.zeros(3)
+    qs, vs = [q], [v]
+    for _ in range(500):
+        v = v + 0.01 * forward_dynamics(model, q, v)
+        q = q + 0.01 * v
+        qs.append(q)
+        vs.append(v)
+    lib = simulate(model, [np.pi / 2, 0, 0], np.zeros(3), (0.0, 5.0), method="euler", h=0.01)
+    assert np.allclose(qs, lib.q) and np.allclose(vs, lib.qdot)
+
+
 def test_p2_3_rk45_keeps_energy_and_euler_error_is_first_order():
-    """Page 2.3: over 5 s from horizontal, RK45 (rtol = atol = 1e-10) keeps the energy to 1e-6 J;
-    Euler of Eq. (2.21) with a 10x smaller step has a 5 to 20x smaller worst energy error
-    (sampled every 0.02 s, as plotted)."""
+    """Page 2.3: over 5 s from horizontal, RK45 (simulate, rtol = atol = 1e-10) keeps the energy
+    to 1e-6 J; Euler (simulate(method='euler'), Eq. 2.21 here) with a 10x smaller step has a 5 to
+    20x smaller worst energy error (sampled every 0.02 s, as plotted); the hand loop agrees."""
     model = chain(3)
     y0 = np.array([np.pi / 2, 0, 0, 0, 0, 0])
     t, qs, vs = rk45(model, y0[:3], y0[3:], 5.0, samples=251, tol=1e-10)
     E = energy(model, qs, vs)
     assert np.abs(E - E[0]).max() < 1e-6
+    worst = {}
+    for h in (1e-2, 1e-3):
+        tr = simulate(model, y0[:3], y0[3:], (0.0, 5.0), method="euler", h=h, sample_dt=0.02)
+        worst[h] = np.abs(tr.H - tr.H[0]).max()
+    assert 5 < worst[1e-2] / worst[1e-3] < 20
     big, small = _euler_221(model, y0, 1e-2, 5.0, 2), _euler_221(model, y0, 1e-3, 5.0, 20)
     assert 5 < big / small < 20
 
 
-def _twin_gap(q0, eps=1e-6, t_end=8.0):
-    model = chain(2)
+def side_by_side():
+    """Page 2.3's two double pendulums in one model, the second 2.5 m to the right."""
+    double = chain(2)
+    shift = np.eye(4)
+    shift[0, 3] = 2.5
+    return Model(list(double.bodies) + [replace(double.bodies[0], name="rod1'", T_parent_joint=shift),
+                                        replace(double.bodies[1], name="rod2'", parent=2)])
 
-    def f(t, y):
-        return np.concatenate([y[2:4], forward_dynamics(model, y[:2], y[2:4]),
-                               y[6:8], forward_dynamics(model, y[4:6], y[6:8])])
-    ya = np.concatenate([q0, [0.0, 0.0]])
-    t = np.linspace(0.0, t_end, 401)
-    sol = solve_ivp(f, (0.0, t_end), np.concatenate([ya, ya + [eps, 0, 0, 0]]), t_eval=t,
-                    rtol=1e-9, atol=1e-9)
-    return t, np.abs(sol.y[:2] - sol.y[4:6]).max(axis=0)
+
+def _twin_gap(q0, eps=1e-6, t_end=8.0):
+    """Both releases as one model in one simulate call (rtol = atol = 1e-9, samples every 0.02 s)."""
+    start = np.array([q0[0], q0[1], q0[0] + eps, q0[1]])
+    tr = simulate(side_by_side(), start, np.zeros(4), (0.0, t_end), rtol=1e-9, atol=1e-9, sample_dt=0.02)
+    return tr.t, np.abs(tr.q[:, :2] - tr.q[:, 2:]).max(axis=1)
+
+
+def test_p2_3_side_by_side_copies_move_independently(rng):
+    """Page 2.3: the second pendulum of the side-by-side model is an independent copy: the
+    accelerations of each pair equal those of the double pendulum alone."""
+    q, qdot = rng.uniform(-2, 2, 4), rng.standard_normal(4)
+    qddot = forward_dynamics(side_by_side(), q, qdot)
+    np.testing.assert_allclose(qddot[:2], forward_dynamics(chain(2), q[:2], qdot[:2]), atol=1e-12)
+    np.testing.assert_allclose(qddot[2:], forward_dynamics(chain(2), q[2:], qdot[2:]), atol=1e-12)
 
 
 def test_p2_3_double_pendulum_small_swings_stay_together_large_swings_separate():
@@ -325,6 +358,9 @@ def test_p2_3_double_pendulum_small_swings_stay_together_large_swings_separate()
     window = (t >= 1) & (t <= 7)
     slope = np.polyfit(t[window], np.log10(large[window]), 1)[0]
     assert 0.5 < slope < 1.5
+    # 'between six and seven seconds the difference reaches half a radian', 'part ways after
+    # about six and a half seconds' (the gap first passes 0.1 rad between 6 and 7 s)
+    assert 6 < t[np.argmax(large > 0.5)] < 7 and 6 < t[np.argmax(large > 0.1)] < 7
 
 
 def test_p2_3_single_pendulum_exercise():
@@ -358,12 +394,8 @@ def test_p2_5_linearly_implicit_euler_step_is_eq_2_84_by_hand():
 
 
 def _lie(model, q0, v0, h, t_end):
-    qs, vs = [q0], [v0]
-    for _ in range(int(round(t_end / h))):
-        q1, v1 = linearly_implicit_euler_step(model, qs[-1], vs[-1], h)
-        qs.append(q1)
-        vs.append(v1)
-    return np.array(qs), np.array(vs)
+    tr = simulate(model, q0, v0, (0.0, t_end), method="euler", h=h)
+    return tr.q, tr.qdot
 
 
 def test_p2_5_linearly_implicit_euler_damps_numerically():
@@ -385,8 +417,8 @@ def test_p2_5_linearly_implicit_euler_damps_numerically():
 def test_p2_5_stiff_chain_stability_limits():
     """Page 2.5, 'Stiff springs' (K = 2000): 2/omega_max ~ 0.0087 s; Eq. (2.21) Euler stays below
     1 rad for steps under it and passes 1e3 above it; explicit Euler passes 1e3 at every step;
-    linearly implicit Euler never exceeds the initial 0.1 rad, even at 0.05 s, 'six times the
-    limit' (5 to 6.5 times)."""
+    linearly implicit Euler (simulate(method='euler')) never exceeds the initial 0.1 rad, even
+    at 0.05 s, 'six times the limit' (5 to 6.5 times)."""
     stiff = chain(3, stiffness=2000.0)
     omega = np.sqrt(scipy.linalg.eigh(np.diag(stiff.stiffness), mass_matrix(stiff, np.zeros(3)),
                                       eigvals_only=True))
@@ -410,10 +442,11 @@ def test_p2_5_stiff_chain_stability_limits():
                 break
         return largest
 
-    for h in (0.002, 0.004, 0.008, 0.012, 0.02, 0.05):
+    for h in (0.002, 0.004, 0.008, 0.0125, 0.02, 0.05):
         assert peak(explicit, h) > 1e3
         assert (peak(euler_221, h) < 1) if h < h_limit else (peak(euler_221, h) > 1e3)
-        assert peak(linearly_implicit_euler_step, h) <= 0.1 + 1e-12
+        q_lie = simulate(stiff, [0.1, -0.05, 0.05], np.zeros(3), (0.0, 1.0), method="euler", h=h).q
+        assert np.abs(q_lie).max() <= 0.1 + 1e-12
 
 
 def test_p2_5_exercise_lie_never_increases_a_linear_springs_energy(rng):
