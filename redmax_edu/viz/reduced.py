@@ -16,12 +16,15 @@ import numpy as np
 
 from ..deformable import node_kinematics
 from ..kinematics import forward_kinematics
+from ..maximal.forces import Attachment
 from .animate import animation_html
+from .player import light_player
 from .scene import Frame, Marker, Path, Scene, box_edges, cube_bounds, union_bounds
 from .shapes import capsule_wireframe, cylinder_wireframe
 
-__all__ = ["LINK_COLORS", "SPRING_COLORS", "model_scene", "deformable_points", "draw_model_planar",
-           "model_length_scale", "body_strokes", "trajectory_scenes", "trajectory_animation"]
+__all__ = ["LINK_COLORS", "SPRING_COLORS", "model_scene", "deformable_points", "spring_points",
+           "draw_model_planar", "model_length_scale", "body_strokes", "trajectory_scenes",
+           "trajectory_animation"]
 
 _GAP = np.full((1, 3), np.nan)
 
@@ -44,6 +47,32 @@ def deformable_points(model, q):
     return [nodes.x for nodes in node_kinematics(model, q)]
 
 
+def spring_points(model, E_wi):
+    """World points of every spring of ``model.forces`` that joins attached points.
+
+    Parameters
+    ----------
+    model : Model
+    E_wi : ndarray, shape (n, 4, 4)
+        Body poses.
+
+    Returns
+    -------
+    list of (ndarray (m, 3), str)
+        The points each spring runs through, in order, and a label (its class name and index
+        in ``model.forces``); empty when no force has ``points``.
+    """
+    out = []
+    for k, force in enumerate(model.forces):
+        attachments = getattr(force, "points", None)
+        if not attachments or not all(isinstance(p, Attachment) for p in attachments):
+            continue
+        x = np.array([p.r if p.body < 0 else E_wi[p.body, :3, :3] @ p.r + E_wi[p.body, :3, 3]
+                      for p in attachments])
+        out.append((x, f"{type(force).__name__}{k}"))
+    return out
+
+
 def model_length_scale(model):
     """A typical length of the model: the median nonzero joint-to-joint or joint-to-body offset.
 
@@ -62,10 +91,21 @@ def model_length_scale(model):
 
 
 def _shape_points(shape, E):
-    """The wireframe of ``Body.shape`` at pose ``E``, or None for an unknown or missing shape."""
+    """The wireframe of ``Body.shape`` at pose ``E``, or None for an unknown or missing shape.
+
+    A shape may carry its own frame in the body frame (``"E"``, 4x4, e.g. a mesh's frame), and
+    a ``"composite"`` shape is the union of its ``"parts"``, each a shape with its ``"E"``.
+    """
     if not isinstance(shape, dict):
         return None
+    if "E" in shape:
+        E = E @ np.asarray(shape["E"], dtype=float)
     kind = shape.get("type")
+    if kind == "composite" and shape.get("parts"):
+        parts = [_shape_points(part, E) for part in shape["parts"]]
+        if any(p is None for p in parts):
+            return None
+        return np.concatenate([np.vstack([p, _GAP]) for p in parts])[:-1]
     if kind == "cuboid" and "sides" in shape:
         return box_edges(E, 0.5 * np.asarray(shape["sides"], dtype=float))
     if kind == "cylinder" and {"radius", "height"} <= shape.keys():
@@ -109,7 +149,8 @@ def body_strokes(model, kin, i):
 
 
 def model_scene(model, q, *, title="", notes=(), joint_frames=True, body_frames=False,
-                world_frame=True, frame_scale=None, bounds=None, extra=(), deformables=True):
+                world_frame=True, frame_scale=None, bounds=None, extra=(), deformables=True,
+                springs=True):
     """A scene of ``model`` at coordinates ``q``: bodies, joint frames, body frames, deformables.
 
     Parameters
@@ -131,12 +172,16 @@ def model_scene(model, q, *, title="", notes=(), joint_frames=True, body_frames=
     deformables : bool
         Draw each deformable body (``model.deformables``) as a polyline through its nodes,
         labelled with its name and coloured from SPRING_COLORS, and a marker on every node.
+    springs : bool
+        Draw each spring of ``model.forces`` that joins points (``PointSpring``, ``Spring``:
+        anything with ``points``, a sequence of Attachment) as a dashed grey line through them.
 
     Returns
     -------
     Scene
         Items in a fixed order for every ``q``: world frame, then per body its drawing, joint
-        frame and body frame, then per deformable its polyline and node markers, then ``extra``.
+        frame and body frame, then per deformable its polyline and node markers, then per
+        spring its line, then ``extra``.
 
     Examples
     --------
@@ -166,6 +211,10 @@ def model_scene(model, q, *, title="", notes=(), joint_frames=True, body_frames=
             color = SPRING_COLORS[d % len(SPRING_COLORS)]
             items.append(Path(x, model.deformables[d].name, color=color, width=1.5))
             items += [Marker(p, "", color=color) for p in x]
+            points.append(x)
+    if springs:
+        for x, label in spring_points(model, kin.E_wi):
+            items.append(Path(x, label, color="#7f7f7f", width=1.2, dashed=True))
             points.append(x)
     items += list(extra)
     if bounds is None:
@@ -226,7 +275,7 @@ def draw_model_planar(model, q, ax=None, *, plane="xz", color=None, label=None, 
     return ax
 
 
-def trajectory_scenes(model, t, q, *, max_frames=60, **scene_options):
+def trajectory_scenes(model, t, q, *, max_frames=60, models=None, **scene_options):
     """Scenes of a motion ``(t, q)``, at most ``max_frames`` of them, evenly spaced in sample index.
 
     Parameters
@@ -237,6 +286,9 @@ def trajectory_scenes(model, t, q, *, max_frames=60, **scene_options):
     q : array_like, shape (N, model.nq)
         Coordinates at those times (a Trajectory's ``q``, or ``solve_ivp``'s ``y[:nq].T``).
     max_frames : int
+    models : sequence of Model, length N, optional
+        The model each sample is expressed in (a Trajectory's ``models``: they differ after a
+        joint switched chart); by default ``model`` for every sample.
     **scene_options
         Passed to :func:`model_scene`; ``bounds`` defaults to one box around the whole motion.
 
@@ -251,8 +303,11 @@ def trajectory_scenes(model, t, q, *, max_frames=60, **scene_options):
         raise ValueError(f"argument 'q' must have shape ({len(t)}, {model.nq}), got {q.shape}")
     if max_frames < 1:
         raise ValueError(f"argument 'max_frames' must be positive, got {max_frames}")
+    if models is not None and len(models) != len(t):
+        raise ValueError(f"argument 'models' must hold one model per sample ({len(t)}), got {len(models)}")
     picks = np.unique(np.round(np.linspace(0, len(t) - 1, min(max_frames, len(t)))).astype(int))
-    scenes = [model_scene(model, q[k], notes=[f"t = {t[k]:.2f} s"], **scene_options) for k in picks]
+    scenes = [model_scene(model if models is None else models[k], q[k], notes=[f"t = {t[k]:.2f} s"],
+                          **scene_options) for k in picks]
     if "bounds" not in scene_options:
         box = union_bounds(scenes)
         scenes = [Scene(s.items, box, s.title, s.notes) for s in scenes]
@@ -260,15 +315,22 @@ def trajectory_scenes(model, t, q, *, max_frames=60, **scene_options):
 
 
 def trajectory_animation(model, t, q, *, max_frames=60, interval=None, elev=20, azim=-60,
-                         figsize=(4.6, 4.6), **scene_options):
+                         figsize=(4.6, 4.6), plane=None, axes=True, dpi=72, models=None,
+                         **scene_options):
     """An HTML player of the motion ``(t, q)`` (``FuncAnimation.to_jshtml``, no kernel needed).
 
     ``interval`` (ms per frame) defaults to real time. For a motion in the xz plane,
-    ``elev=0, azim=-90`` looks at it face on. Other options go to :func:`model_scene`.
-    Display the result with ``IPython.display.HTML``.
+    ``elev=0, azim=-90`` looks at it face on, and ``plane="xz"`` draws it flat (like
+    :func:`draw_model_planar`). ``axes=False`` hides ticks and panes: a frame then draws
+    several times faster and weighs about half (:func:`redmax_edu.viz.player.light_player`,
+    also used whenever ``plane`` is given). ``models`` as in :func:`trajectory_scenes`.
+    Other options go to :func:`model_scene`. Display the result with ``IPython.display.HTML``.
     """
-    scenes = trajectory_scenes(model, t, q, max_frames=max_frames, **scene_options)
+    scenes = trajectory_scenes(model, t, q, max_frames=max_frames, models=models, **scene_options)
     if interval is None:
         span = float(np.asarray(t)[-1] - np.asarray(t)[0])
         interval = int(max(20, round(1000 * span / max(len(scenes) - 1, 1))))
-    return animation_html(scenes, interval=interval, figsize=figsize, elev=elev, azim=azim)
+    if plane is None and axes:
+        return animation_html(scenes, interval=interval, figsize=figsize, dpi=dpi, elev=elev, azim=azim)
+    return light_player(scenes, plane=plane, axes=axes, interval=interval, figsize=figsize, dpi=dpi,
+                        elev=elev, azim=azim)
