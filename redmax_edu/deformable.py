@@ -51,8 +51,9 @@ __all__ = ["DeformableSpring", "SpringTerms", "NodeKinematics", "node_kinematics
 class SpringTerms:
     """Node forces of one chain, ``f`` (k, 3), with ``K = df/dx`` and ``D = df/dxdot`` (3k, 3k).
 
-    ``K`` and ``D`` are symmetric (the spring force is a gradient, its damping a Rayleigh
-    force); ``energy`` is the elastic energy ``sum K eps^2 / 2`` (Eq. 2.92).
+    ``D`` is symmetric; so is ``K`` without damping (the elastic force is a gradient), but a
+    damped spring in motion adds a nonsymmetric part to ``K`` (its damping force turns with
+    the segment). ``energy`` is the elastic energy ``sum K eps^2 / 2`` (Eq. 2.92).
     """
 
     f: np.ndarray

@@ -186,7 +186,8 @@ def _check_atol(atol, nq):
 
 def _check_finite(t, y, method):
     if not np.isfinite(y).all() or np.abs(y).max() > DIVERGED:
-        remedy = ("use a smaller step 'h'" if method == "euler"
+        remedy = ("use a smaller step 'h', or check for joints whose coordinates reach a singularity "
+                  "(with reparameterize=False)" if method == "euler"
                   else "the model may be unstable or stiff; try method='euler'")
         raise SimulationError(f"the simulation blew up at t = {t:.6g} s (a coordinate or velocity is "
                               f"not finite or exceeds {DIVERGED:g}); {remedy}")
