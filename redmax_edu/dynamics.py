@@ -19,7 +19,7 @@ below takes and returns arrays of length ``model.nq`` as before.
 
 Every function takes the model and state arrays and returns arrays: no hidden state.
 
-Taught in book/02_reduced/03_redmax and 05_stiffness_damping.
+Taught in book/02_reduced/03_redmax_dynamics and 05_stiffness_damping.
 """
 
 from dataclasses import dataclass

@@ -23,7 +23,7 @@ step the state goes through ``model.reparameterize(q, qdot)``, which switches an
 Euler-angle chart or shortens a long rotation vector; the model may change with it, so a
 :class:`Trajectory` keeps the model of every sample.
 
-Taught in book/02_reduced/03_redmax_dynamics and 08_integrators.
+Taught in book/02_reduced/03_redmax_dynamics and 05_stiffness_damping.
 """
 
 from dataclasses import dataclass
@@ -408,7 +408,7 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
     >>> bool(euler.H[-1] < 0)
     True
 
-    Taught in book/02_reduced/03_redmax_dynamics and 08_integrators.
+    Taught in book/02_reduced/03_redmax_dynamics and 05_stiffness_damping.
     """
     if not isinstance(model, Model):
         raise ValueError(f"argument 'model' must be a Model, got {type(model).__name__}")
