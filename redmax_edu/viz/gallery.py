@@ -67,15 +67,15 @@ def net_change(tr):
 
 
 def verdict(runs):
-    """One line that sums up the energy of each run, e.g.
-    ``"RK45: drift 9.0e-04; Euler: drift 0.26, net change -26%"`` (relative to the energy scale).
+    """One line that sums up the energy of each run, relative to its energy scale, e.g.
+    ``"RK45 drift 9.0e-04, net -0.045%; Euler drift 0.26, net -26%"``.
     """
     parts = []
     for method, tr in runs.items():
         d, c = drift(tr), net_change(tr)
-        text = f"{_SHORT[method]}: drift {d:.1e}" if d < 0.01 else f"{_SHORT[method]}: drift {d:.2g}"
-        parts.append(f"{text}, net change {100 * c:+.2g}%")
-    return "; ".join(parts) + " (of the energy scale)"
+        text = f"{_SHORT[method]} drift {d:.1e}" if d < 0.01 else f"{_SHORT[method]} drift {d:.2g}"
+        parts.append(f"{text}, net {100 * c:+.2g}%")
+    return "; ".join(parts)
 
 
 def motion_plane(scene_list, rtol=1e-9):
