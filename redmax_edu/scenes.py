@@ -25,7 +25,7 @@ Conventions of the data (its ``conventions`` block) and how they are read here:
   g/s on the linear part), so it becomes a :class:`TwistDamping` force with one SI
   coefficient for each part.
 
-Taught in book/02_reduced/09_scene_gallery.
+Taught in book/02_reduced/gallery.
 """
 
 import json
@@ -615,6 +615,6 @@ def scene(scene_id):
     ...
     ValueError: scene 4 (Loop) is not supported in this release: needs constraints (next issue): ...
 
-    Taught in book/02_reduced/09_scene_gallery.
+    Taught in book/02_reduced/gallery.
     """
     return _build(_check_id(scene_id))

@@ -10,7 +10,7 @@ The measures are the ones the claims tests use (``tests/claims/test_ch2_scenes.p
 * the **net change** is ``H`` at the end, relative to the same scale (its sign says whether
   the integrator ended with more or less energy than it started with).
 
-Taught with in book/02_reduced/gallery (the scene gallery).
+Taught in book/02_reduced/gallery (the scene gallery).
 """
 
 import matplotlib.pyplot as plt

@@ -9,7 +9,7 @@ on each node. The items come in the same order for every
 ``q``, so a sequence of scenes animates (:func:`trajectory_animation`, an HTML player that
 needs no kernel) or plays in plotly (:func:`redmax_edu.viz.interactive.scene_player`).
 
-Taught with in book/02_reduced.
+Used by every page of book/02_reduced to draw its models.
 """
 
 import numpy as np
