@@ -13,7 +13,7 @@ import numpy as np
 from .draw import draw_scene
 from .scene import Frame, Path, Scene, box_edges, cube_bounds, union_bounds
 
-__all__ = ["bodies_scene", "ground_grid", "animation_html"]
+__all__ = ["bodies_scene", "ground_grid", "animation_html", "offline_player_html"]
 
 # matplotlib's player draws its buttons with Font Awesome icons loaded from a CDN; the book
 # loads nothing from the network, so the buttons get plain-text glyphs instead.
@@ -126,7 +126,18 @@ def animation_html(scenes, *, interval=60, figsize=(4.6, 4.6), dpi=72, elev=20, 
         return []
 
     animation = FuncAnimation(fig, draw, frames=len(scenes), interval=interval, blit=False)
-    html = animation.to_jshtml(default_mode="loop")
+    return offline_player_html(animation, fig)
+
+
+def offline_player_html(animation, fig, dpi=None):
+    """``animation.to_jshtml()`` for an offline page: the figure closed, no CDN stylesheet.
+
+    The player's buttons use font-awesome icons from a CDN; they are replaced by plain
+    Unicode glyphs so that the page loads nothing from the network. With ``dpi`` the frames
+    are saved at that resolution (``to_jshtml`` otherwise uses ``savefig.dpi``).
+    """
+    with plt.rc_context({} if dpi is None else {"savefig.dpi": dpi}):
+        html = animation.to_jshtml(default_mode="loop")
     plt.close(fig)
     html = _CDN_STYLESHEET.sub("", html)
     for icon, glyph in _BUTTON_GLYPHS.items():

@@ -14,7 +14,7 @@ Used by :func:`redmax_edu.viz.reduced.trajectory_animation` (``plane=...`` or ``
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .animate import _BUTTON_GLYPHS, _CDN_STYLESHEET
+from .animate import offline_player_html
 from .scene import AXIS_COLORS, Arrow, Frame, Marker, Path, union_bounds
 
 __all__ = ["PLANES", "light_player", "scene_polylines"]
@@ -166,10 +166,4 @@ def light_player(scenes, *, plane=None, axes=False, interval=60, figsize=(3.4, 3
 
     draw(0)
     animation = FuncAnimation(fig, draw, frames=len(scenes), interval=interval, blit=False)
-    with plt.rc_context({"savefig.dpi": dpi}):  # to_jshtml saves its frames at savefig.dpi
-        html = animation.to_jshtml(default_mode="loop")
-    plt.close(fig)
-    html = _CDN_STYLESHEET.sub("", html)
-    for icon, glyph in _BUTTON_GLYPHS.items():
-        html = html.replace(f'<i class="{icon}"></i>', glyph)
-    return html
+    return offline_player_html(animation, fig, dpi)

@@ -29,11 +29,6 @@ OBSERVER_S = [0.0, 0.25, 0.6, 1.0]
 TIMES = [0.0, 0.3, 0.5, 1.0]
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
 
 def signature(scene):
     """What a plotly animation needs to stay the same from frame to frame."""

@@ -2,7 +2,6 @@
 motion planes, energy figures) and the parts of viz.reduced they rely on (shape frames,
 composite shapes, springs, one model per sample)."""
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
@@ -15,12 +14,6 @@ from redmax_edu.viz import gallery
 from redmax_edu.viz.player import light_player, scene_polylines
 from redmax_edu.viz.reduced import body_strokes, model_scene, spring_points, trajectory_scenes
 from redmax_edu.viz.scene import Frame, Marker, Path, Scene
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def _T(x=0.0, y=0.0, z=0.0):

@@ -5,7 +5,6 @@ each column of ``S`` is drawn as the screw of the twist the child gets from that
 coordinate alone, which the finite differences of ``Q`` give independently.
 """
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
@@ -17,11 +16,6 @@ from redmax_edu.viz.scene import Arrow, Frame, Path
 
 PRESETS = joint_presets()
 
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def test_every_preset_is_a_valid_spec_of_a_known_joint_type():

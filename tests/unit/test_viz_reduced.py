@@ -1,6 +1,5 @@
 """Unit tests of redmax_edu.viz.reduced: pictures of a Model at q, and animations of a motion."""
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
@@ -17,12 +16,6 @@ from redmax_edu.viz.reduced import (
     trajectory_scenes,
 )
 from redmax_edu.viz.scene import Frame, Path
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def _T(x=0.0, y=0.0, z=0.0):
