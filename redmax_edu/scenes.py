@@ -22,8 +22,8 @@ Conventions of the data (its ``conventions`` block) and how they are read here:
 * the initial state is each joint's own ``q0``/``qdot0`` in scene order (the data's ``y0``
   lists the same numbers in the reference's reversed internal order, so it is not used);
 * body viscous damping ``-d phi`` mixes units (``d`` is g cm^2/s on the angular part and
-  g/s on the linear part), so it becomes a :class:`TwistDamping` force with one SI
-  coefficient for each part.
+  g/s on the linear part), so it becomes a :class:`~redmax_edu.maximal.forces.BodyDamping`
+  force with one SI coefficient for each part.
 
 Taught in book/02_reduced/gallery.
 """
@@ -38,11 +38,11 @@ import numpy as np
 from .deformable import DeformableSpring
 from .joints import JOINT_TYPES
 from .kinematics import forward_kinematics
-from .maximal.forces import Attachment, Force, ForceTerms, LinearSpringDamper, PointForce, PointSpring, Spring
+from .maximal.forces import Attachment, BodyDamping, LinearSpringDamper, PointForce, PointSpring, Spring
 from .model import Body, Model
 from .units import CGS_TO_SI
 
-__all__ = ["CatalogueEntry", "Scene", "TwistDamping", "PiecewiseConstant", "catalogue", "scene",
+__all__ = ["CatalogueEntry", "Scene", "PiecewiseConstant", "catalogue", "scene",
            "reference_data", "reference_setup", "SCENE_IDS", "DATA_FILE"]
 
 #: The data file inside the package.
@@ -229,48 +229,6 @@ def catalogue():
 
 
 # --- scene-specific forces ------------------------------------------------------------------------
-
-class TwistDamping(Force):
-    """Viscous damping of one body's twist with separate angular and linear coefficients.
-
-    ``f = -(d_w omega, d_v nu)`` and ``D = -diag(d_w, d_w, d_w, d_v, d_v, d_v)`` (§1.9.1). The
-    reference code damps the whole twist with one number ``d`` in cgs units; in SI that one
-    number becomes two, ``d_w = d * 1e-7`` (kg m^2/s) and ``d_v = d * 1e-3`` (kg/s).
-
-    Parameters
-    ----------
-    body : int
-    angular, linear : float
-        Non-negative coefficients ``d_w`` (N m s) and ``d_v`` (N s/m).
-
-    Examples
-    --------
-    >>> force = TwistDamping(0, angular=2.0, linear=3.0)
-    >>> force.evaluate(np.eye(4)[None], np.ones((1, 6))).f
-    array([-2., -2., -2., -3., -3., -3.])
-    """
-
-    def __init__(self, body, angular, linear):
-        if isinstance(body, bool) or not isinstance(body, (int, np.integer)) or body < 0:
-            raise ValueError(f"argument 'body' must be a body index >= 0, got {body!r}")
-        self.body = int(body)
-        self.coefficients = np.repeat([float(angular), float(linear)], 3)
-        if not (np.isfinite(self.coefficients).all() and (self.coefficients >= 0).all()):
-            raise ValueError(f"arguments 'angular' and 'linear' must be finite and >= 0, "
-                             f"got {angular}, {linear}")
-        self.bodies = (self.body,)
-
-    def evaluate(self, E, phi):
-        out = ForceTerms.zeros(len(E))
-        s = slice(6 * self.body, 6 * self.body + 6)
-        out.f[s] = -self.coefficients * phi[self.body]
-        out.D[s, s] = -np.diag(self.coefficients)
-        return out
-
-    def __repr__(self):
-        d = self.coefficients
-        return f"TwistDamping(body={self.body}, angular={d[0]:g}, linear={d[3]:g})"
-
 
 @dataclass(frozen=True, eq=False)
 class PiecewiseConstant:
@@ -557,7 +515,7 @@ def _build(sid, si=True):
         I_i = np.array(bdata["I_i"], dtype=float)
         if bdata["damping"]:
             d = float(bdata["damping"])
-            damping_forces.append(TwistDamping(i, d * u["torque"], d * u["force"] / u["length"]))
+            damping_forces.append(BodyDamping(i, d * u["torque"], linear=d * u["force"] / u["length"]))
         bodies.append(Body(name=bdata["name"], parent=int(jdata["parent"]) - 1,
                            joint=JOINT_TYPES[_joint_type(jdata)].from_spec(_joint_spec(jdata, where, u),
                                                                            f"{where}, joint"),

@@ -268,18 +268,31 @@ class PointForce(Force):
 
 
 class BodyDamping(Force):
-    """Viscous damping of a body's twist, ``f = -d phi`` with ``D = -d I`` (§1.9.1)."""
+    """Viscous damping of a body's twist, ``f = -d phi`` with ``D = -d I`` (§1.9.1).
 
-    def __init__(self, body, d):
+    ``d`` damps the angular and the linear part alike; give ``linear`` to damp the linear
+    part with its own coefficient, ``f = -(d omega, d_linear nu)``. (One number for both is
+    unit-dependent: the angular part is a torque per rad/s, the linear a force per m/s, so a
+    coefficient that suits both in one unit system splits into two in another.)
+
+    Examples
+    --------
+    >>> BodyDamping(0, 2.0, linear=3.0).evaluate(np.eye(4)[None], np.ones((1, 6))).f
+    array([-2., -2., -2., -3., -3., -3.])
+    """
+
+    def __init__(self, body, d, linear=None):
         self.body = _index(body)
         self.d = _nonnegative(d, "d")
+        self.linear = self.d if linear is None else _nonnegative(linear, "linear")
+        self.coefficients = np.repeat([self.d, self.linear], 3)
         self.bodies = (self.body,)
 
     def evaluate(self, E, phi):
         out = ForceTerms.zeros(len(E))
         s = slice(6 * self.body, 6 * self.body + 6)
-        out.f[s] = -self.d * phi[self.body]
-        out.D[s, s] = -self.d * np.eye(6)
+        out.f[s] = -self.coefficients * phi[self.body]
+        out.D[s, s] = -np.diag(self.coefficients)
         return out
 
 

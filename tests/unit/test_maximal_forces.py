@@ -117,6 +117,7 @@ FORCES = {
     "gravity": lambda E, phi, damped: Gravity(1, 2.5),
     "point_force": lambda E, phi, damped: PointForce(2, [0.1, -0.4, 0.2], [0.3, 1.0, -0.5], k=3.0),
     "body_damping": lambda E, phi, damped: BodyDamping(0, 0.7),
+    "body_damping_split": lambda E, phi, damped: BodyDamping(2, 0.7, linear=4.0),
     "coriolis": lambda E, phi, damped: Coriolis(1, M_BODY),
     "point_spring": lambda E, phi, damped: PointSpring(
         Attachment(0, [0.1, 0.2, 0.3]), Attachment(2, [-0.3, 0.1, 0.2]), 20.0, 1.5 * damped),
@@ -518,6 +519,7 @@ def zero_length_spring():
     (lambda: Gravity(-2, 1.0), "'body'"),
     (lambda: Gravity(0, 0.0), "'mass'"),
     (lambda: BodyDamping(0, np.nan), "'d'"),
+    (lambda: BodyDamping(0, 1.0, linear=-2.0), "'linear'"),
     (lambda: Coriolis(0, np.eye(5)), "'M'"),
     (lambda: GroundPenalty(0, [[0, 0, 0]], kn=1.0, plane_normal=[0, 0, 0]), "'plane_normal'"),
     (lambda: GroundPenalty(0, [[0, 0, 0]], kn=-1.0), "'kn'"),
@@ -529,7 +531,8 @@ def zero_length_spring():
     (lambda: FrameSpring(0, np.eye(4), 1, np.eye(4), 1.0, -1.0), "'kr'"),
     (zero_length_spring, "zero length"),
 ], ids=["negative stiffness", "negative damping", "NaN direction", "attachment body -2", "gravity body -2",
-        "zero mass", "NaN damping", "M of shape (5, 5)", "zero plane normal", "negative kn", "negative mu",
+        "zero mass", "NaN damping", "negative linear damping", "M of shape (5, 5)", "zero plane normal",
+        "negative kn", "negative mu",
         "spring with 1 point", "negative k", "zero rest length", "frame spring b -2",
         "negative kr", "zero-length segment"])
 def test_bad_force_arguments_raise_value_error_naming_them(make, match):

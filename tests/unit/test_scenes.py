@@ -11,7 +11,7 @@ from redmax_edu.inertia import box_mesh, composite, cuboid, cylinder, mesh
 from redmax_edu.integrators import simulate
 from redmax_edu.jacobian import jacobian
 from redmax_edu.kinematics import forward_kinematics
-from redmax_edu.maximal.forces import PointForce, PointSpring, Spring
+from redmax_edu.maximal.forces import BodyDamping, PointForce, PointSpring, Spring
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "reference" / "redmax_scenes" / "scenes.json"
 
@@ -142,7 +142,7 @@ def test_scene_10_has_the_point_force_and_split_body_damping():
     s = scenes.scene(10)
     forces = s.model.forces
     point = [f for f in forces if isinstance(f, PointForce)]
-    damping = [f for f in forces if isinstance(f, scenes.TwistDamping)]
+    damping = [f for f in forces if isinstance(f, BodyDamping)]
     assert len(point) == 1 and point[0].point.body == 2
     np.testing.assert_allclose(point[0].F, [0, 0, 0.01])                    # 1000 dyn along z
     np.testing.assert_allclose(point[0].point.r, [0.05, 0, 0])
@@ -253,11 +253,7 @@ def test_scene_simulate_uses_the_reference_step_and_span():
     assert tr.h == s.h and tr.t[-1] == pytest.approx(0.1)
 
 
-def test_twist_damping_and_piecewise_constant_check_their_arguments():
-    with pytest.raises(ValueError, match="'body'"):
-        scenes.TwistDamping(-1, 1.0, 1.0)
-    with pytest.raises(ValueError, match="'angular' and 'linear'"):
-        scenes.TwistDamping(0, -1.0, 1.0)
+def test_piecewise_constant_checks_its_arguments():
     with pytest.raises(ValueError, match="'breaks'"):
         scenes.PiecewiseConstant([2.0, 1.0], np.zeros((3, 1)))
     with pytest.raises(ValueError, match="'values'"):
