@@ -110,7 +110,8 @@ def maximal_forces(model, E, phi, derivatives=False):
     Mphi = (M @ phi[:, :, None])[:, :, 0]
     f = np.einsum("nji,nj->ni", ad_unchecked(phi), Mphi)          # Coriolis, Eq. (1.21)
     R = E[:, :3, :3]
-    f[:, 3:] += np.array([b.mass for b in model.bodies])[:, None] * (np.swapaxes(R, 1, 2) @ model.gravity)
+    masses = model.spatial_inertias[:, 3, 3]
+    f[:, 3:] += masses[:, None] * (np.swapaxes(R, 1, 2) @ model.gravity)
     f -= model.body_damping[:, None] * phi
     f = f.ravel()
     if not (derivatives or model.forces):
@@ -224,10 +225,21 @@ def inverse_dynamics(model, q, qdot, qddot):
     return terms.M @ qddot - terms.f
 
 
-def _nodes_at(model, q, qdot):
-    """Node kinematics (no velocity products) of every deformable at ``q``, ``qdot``."""
-    kin = forward_kinematics(model, q, qdot)
-    return node_jacobians(model, q, qdot, kin.E_wi, kin.phi, fill_jacobian(model, kin))
+def _energies(model, q, qdot, kin):
+    """``(T, V)`` from one forward sweep ``kin`` at ``(q, qdot)``: the shared core of the energies."""
+    phi = kin.phi
+    T = 0.5 * float(np.einsum("ni,nij,nj->", phi, model.spatial_inertias, phi))
+    E = kin.E_wi
+    V = -float(model.spatial_inertias[:, 3, 3] @ (E[:, :3, 3] @ model.gravity))
+    V += 0.5 * float(model.stiffness @ (q - model.q_rest) ** 2)
+    if model.deformables:
+        nodes = node_jacobians(model, q, qdot, E, phi, fill_jacobian(model, kin))
+        for spring, n in zip(model.deformables, nodes, strict=True):
+            T += 0.5 * spring.node_mass * float(np.sum(n.v ** 2))
+            V += spring.elastic(n.x, n.v).energy
+            V -= spring.node_mass * float(np.sum(n.x @ model.gravity))
+    V += sum(float(force.potential_energy(E)) for force in model.forces)
+    return T, V
 
 
 def kinetic_energy(model, q, qdot):
@@ -235,13 +247,7 @@ def kinetic_energy(model, q, qdot):
 
     With deformables, plus ``m |xdot|^2 / 2`` per node (Eq. 2.91).
     """
-    q, qdot = model.check_state(q, qdot)
-    phi = forward_kinematics(model, q, qdot).phi
-    T = 0.5 * float(np.einsum("ni,nij,nj->", phi, model.spatial_inertias, phi))
-    if model.deformables:
-        for spring, nodes in zip(model.deformables, _nodes_at(model, q, qdot), strict=True):
-            T += 0.5 * spring.node_mass * float(np.sum(nodes.v ** 2))
-    return T
+    return energies(model, q, qdot)[0]
 
 
 def potential_energy(model, q):
@@ -249,21 +255,13 @@ def potential_energy(model, q):
 
     With deformables, also each node's ``-m g . x`` (Eq. 2.91) and each segment's ``K eps^2 / 2`` (Eq. 2.92).
     """
-    q = model.check_state(q)
-    E = forward_kinematics(model, q).E_wi
-    masses = np.array([b.mass for b in model.bodies])
-    V = -float(masses @ (E[:, :3, 3] @ model.gravity))
-    V += 0.5 * float(model.stiffness @ (q - model.q_rest) ** 2)
-    if model.deformables:
-        for spring, nodes in zip(model.deformables, _nodes_at(model, q, np.zeros(model.nq)), strict=True):
-            V += spring.elastic(nodes.x, nodes.v).energy
-            V -= spring.node_mass * float(np.sum(nodes.x @ model.gravity))
-    return V + sum(float(force.potential_energy(E)) for force in model.forces)
+    return energies(model, q, np.zeros(model.nq))[1]
 
 
 def energies(model, q, qdot):
-    """``(T, V)``: kinetic and potential energy."""
-    return kinetic_energy(model, q, qdot), potential_energy(model, q)
+    """``(T, V)``: kinetic and potential energy, from one forward sweep."""
+    q, qdot = model.check_state(q, qdot)
+    return _energies(model, q, qdot, forward_kinematics(model, q, qdot))
 
 
 def linearly_implicit_euler_step(model, q, qdot, h, tau=None):
