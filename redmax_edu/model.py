@@ -24,6 +24,7 @@ import numpy as np
 
 from ._validate import as_array, as_transform
 from .deformable import DeformableSpring
+from .inertia import MassProperties
 from .joints import Joint, joint_from_spec
 from .units import GRAVITY
 
@@ -32,10 +33,6 @@ __all__ = ["Body", "Model", "model_from_dict", "SCENE_FORMAT"]
 #: The ``format`` tag of the JSON scene format.
 SCENE_FORMAT = "redmax_edu-peers/1"
 
-#: Relative tolerance on the triangle inequality of principal moments (rounding of inputs).
-_TRIANGLE_RTOL = 1e-9
-
-
 def _field(where, name, convert):
     """Run ``convert()``; re-raise its ValueError prefixed with the body and the field."""
     try:
@@ -43,18 +40,6 @@ def _field(where, name, convert):
     except ValueError as err:
         msg = str(err).replace("argument ", "")
         raise ValueError(f"{where}: field '{name}': {msg}") from None
-
-
-def _check_inertia(I, where):
-    if np.abs(I - I.T).max() > 1e-9 * max(1.0, np.abs(I).max()):
-        raise ValueError(f"{where}: field 'inertia' must be symmetric, got {I.tolist()}")
-    moments = np.linalg.eigvalsh(I)
-    if moments[0] <= 0:
-        raise ValueError(f"{where}: field 'inertia' must be positive definite; its principal "
-                         f"moments are {np.round(moments, 12).tolist()}")
-    if moments[0] + moments[1] < moments[2] * (1 - _TRIANGLE_RTOL):
-        raise ValueError(f"{where}: field 'inertia' violates the triangle inequality I1 + I2 >= I3 "
-                         f"of every physical body; principal moments {np.round(moments, 12).tolist()}")
 
 
 def _per_dof(value, ndof, where, name):
@@ -132,7 +117,8 @@ class Body:
         inertia = _field(where, "inertia", lambda: as_array(self.inertia, ((3, 3), (3,)), "inertia"))
         if inertia.shape == (3,):
             inertia = np.diag(inertia)
-        _check_inertia(inertia, where)
+        # the rigid-body checks of §1.7 (symmetric, positive definite, triangle inequality)
+        inertia = _field(where, "inertia", lambda: MassProperties(mass, np.zeros(3), inertia).inertia)
         set_(self, "inertia", inertia)
         n = self.joint.ndof
         for name in ("stiffness", "damping"):
