@@ -56,6 +56,19 @@ class _ConstantJacobian(Joint):
         return _ZEROS[self.ndof]
 
 
+class _AxisJoint(_ConstantJacobian):
+    """A one-coordinate joint along or about a unit ``axis``: its scene format is ``{"axis": ...}``."""
+
+    ndof = 1
+
+    def spec(self):
+        return {"type": self.kind, "axis": self.axis}
+
+    @classmethod
+    def from_spec(cls, spec, where):
+        return cls(spec_array(spec, "axis", (3,), where), where)
+
+
 class Fixed(_ConstantJacobian):
     """A rigid attachment: ``Q = I``, ``S`` is 6x0 (§2.4.1)."""
 
@@ -67,7 +80,7 @@ class Fixed(_ConstantJacobian):
         return np.eye(4, dtype=q.dtype)
 
 
-class Revolute(_ConstantJacobian):
+class Revolute(_AxisJoint):
     """A hinge about the unit ``axis`` (in the joint frame), Eq. (2.45)-(2.46).
 
     >>> j = Revolute([0, 0, 2.0])          # the axis is normalised
@@ -80,7 +93,6 @@ class Revolute(_ConstantJacobian):
     """
 
     kind = "revolute"
-    ndof = 1
 
     def __init__(self, axis=(0.0, 0.0, 1.0), where="revolute joint"):
         self.axis = unit_axis(axis, where)
@@ -95,15 +107,8 @@ class Revolute(_ConstantJacobian):
         s, c = np.sin(q[0]), np.cos(q[0])
         return _EYE4 + s * self._K + (1.0 - c) * self._K2  # Rodrigues, Eq. (1.10)
 
-    def spec(self):
-        return {"type": self.kind, "axis": self.axis}
 
-    @classmethod
-    def from_spec(cls, spec, where):
-        return cls(spec_array(spec, "axis", (3,), where), where)
-
-
-class Prismatic(_ConstantJacobian):
+class Prismatic(_AxisJoint):
     """A slider along the unit ``axis`` (in the joint frame), Eq. (2.25)-(2.26).
 
     >>> Prismatic([1, 0, 0]).Q([0.5])[:3, 3]
@@ -111,7 +116,6 @@ class Prismatic(_ConstantJacobian):
     """
 
     kind = "prismatic"
-    ndof = 1
 
     def __init__(self, axis=(1.0, 0.0, 0.0), where="prismatic joint"):
         self.axis = unit_axis(axis, where)
@@ -122,13 +126,6 @@ class Prismatic(_ConstantJacobian):
         Q = np.eye(4, dtype=q.dtype)
         Q[:3, 3] = self.axis * q[0]
         return Q
-
-    def spec(self):
-        return {"type": self.kind, "axis": self.axis}
-
-    @classmethod
-    def from_spec(cls, spec, where):
-        return cls(spec_array(spec, "axis", (3,), where), where)
 
 
 class Planar(_ConstantJacobian):
