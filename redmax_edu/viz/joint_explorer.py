@@ -33,8 +33,9 @@ def _spline_frames():
     frames = []
     for angle, p in ((np.pi, (-1.0, 0, 0)), (np.pi / 2, (0, 0, -0.3)), (0.0, (1.0, 0, 0)),
                      (-np.pi / 2, (0, 0, 0.3))):
-        frames.append((exp_se3([0, angle, 0, 0, 0, 0]) @ np.diag([1, 1, 1, 1.0])).tolist())
-        frames[-1][0][3], frames[-1][1][3], frames[-1][2][3] = p
+        C = exp_se3([0, angle, 0, 0, 0, 0])  # a turn about y ...
+        C[:3, 3] = p                         # ... placed at p
+        frames.append(C.tolist())
     return frames
 
 
