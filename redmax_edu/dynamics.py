@@ -50,6 +50,17 @@ def mass_matrix(model, q):
     """The reduced mass matrix ``M_r = J^T M_m J`` (Eq. 2.19), shape (nq, nq), symmetric positive definite.
 
     With deformables, ``J_MR^T M_M J_MR`` of Eq. (2.99): the nodes add ``sum m J_n^T J_n``.
+
+    Examples
+    --------
+    For one hinge, ``M_r`` is the moment of inertia about the hinge, ``I + m L^2``.
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0  # a 2 kg bob 1 m below a hinge about y
+    >>> pendulum = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3))])
+    >>> mass_matrix(pendulum, [0.3])
+    array([[2.01]])
     """
     if not model.deformables:
         return _block_mass(model, jacobian(model, q))
@@ -101,10 +112,22 @@ class MaximalForces:
 
 
 def maximal_forces(model, E, phi, derivatives=False):
-    """All maximal wrenches on the bodies at poses ``E`` (n, 4, 4) and twists ``phi`` (n, 6).
+    """The maximal wrenches ``f_m`` of Eq. (2.19) at poses ``E`` (n, 4, 4) and twists ``phi`` (n, 6).
 
     Returns ``f_m`` (6n,) in body coordinates, or a :class:`MaximalForces` with ``K`` and ``D``
     when ``derivatives`` is true.
+
+    Examples
+    --------
+    Hanging at rest, the only wrench is the bob's weight, in body coordinates.
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0  # a 2 kg bob 1 m below a hinge about y
+    >>> pendulum = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3))])
+    >>> from redmax_edu.kinematics import body_poses
+    >>> maximal_forces(pendulum, body_poses(pendulum, [0.0]), np.zeros((1, 6)))
+    array([  0.  ,   0.  ,   0.  ,   0.  ,   0.  , -19.62])
     """
     M = model.spatial_inertias
     Mphi = (M @ phi[:, :, None])[:, :, 0]
@@ -127,7 +150,18 @@ def maximal_forces(model, E, phi, derivatives=False):
 
 
 def joint_forces(model, q, qdot):
-    """Joint spring and damper torques of §2.5, ``-K (q - q_rest) - D qdot`` (Eq. 2.79, 2.81), shape (nq,)."""
+    """Joint spring and damper torques of §2.5, ``-K (q - q_rest) - D qdot`` (Eq. 2.79, 2.81), shape (nq,).
+
+    Examples
+    --------
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0
+    >>> sprung = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3),
+    ...                      stiffness=5.0, damping=0.5)])
+    >>> joint_forces(sprung, np.array([0.2]), np.array([1.0]))  # -5 * 0.2 - 0.5 * 1
+    array([-1.5])
+    """
     return -model.stiffness * (q - model.q_rest) - model.damping * qdot
 
 
@@ -175,6 +209,17 @@ def quadratic_velocity_vector(model, q, qdot):
     """``-J^T M_m Jdot qdot`` (Eq. 2.19), shape (nq,): what the change of coordinates adds to the force.
 
     With deformables, ``-J_MR^T M_M Jdot_MR qdot`` (Eq. 2.99): attached nodes add ``-m J_n^T Jdot_n qdot``.
+
+    Examples
+    --------
+    A single hinge has a constant mass matrix, so nothing is added:
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0  # a 2 kg bob 1 m below a hinge about y
+    >>> pendulum = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3))])
+    >>> quadratic_velocity_vector(pendulum, [0.3], [2.0]) + 0.0
+    array([0.])
     """
     q, qdot, kin, J, Jdot, phi = _state(model, q, qdot)
     out = -_qvv(model, J, Jdot, qdot)
@@ -199,6 +244,17 @@ def reduced_forces(model, q, qdot, tau=None):
 
     Without joint springs, dampers and torques, ``-f_r`` is what Pinocchio calls the
     nonlinear effects (its ``nle``). With deformables, ``f_R`` of Eq. (2.99).
+
+    Examples
+    --------
+    Held horizontal, gravity pulls with the torque ``-m g L``:
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0  # a 2 kg bob 1 m below a hinge about y
+    >>> pendulum = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3))])
+    >>> reduced_forces(pendulum, [np.pi / 2], [0.0])
+    array([-19.62])
     """
     return _assemble(model, q, qdot).f + _tau(model, tau)
 
@@ -208,6 +264,17 @@ def forward_dynamics(model, q, qdot, tau=None):
 
     ``tau`` (nq,) are applied joint forces (torques for revolute joints), default zero; with
     deformables its node entries are world forces on the free nodes.
+
+    Examples
+    --------
+    Released horizontal: ``qddot = -m g L / (I + m L^2)``.
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0  # a 2 kg bob 1 m below a hinge about y
+    >>> pendulum = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3))])
+    >>> forward_dynamics(pendulum, [np.pi / 2], [0.0])
+    array([-9.76119403])
     """
     terms = _assemble(model, q, qdot)
     return _solve_spd(terms.M, terms.f + _tau(model, tau))
@@ -219,7 +286,19 @@ def _solve_spd(A, b):
 
 
 def inverse_dynamics(model, q, qdot, qddot):
-    """The joint forces ``tau`` (nq,) that produce ``qddot``: ``tau = M_r qddot - f_r`` (Eq. 2.19)."""
+    """The joint forces ``tau`` (nq,) that produce ``qddot``: ``tau = M_r qddot - f_r`` (Eq. 2.19).
+
+    Examples
+    --------
+    The torque that holds the pendulum horizontal:
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0  # a 2 kg bob 1 m below a hinge about y
+    >>> pendulum = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3))])
+    >>> inverse_dynamics(pendulum, [np.pi / 2], [0.0], [0.0])
+    array([19.62])
+    """
     qddot = as_array(qddot, (model.nq,), "qddot")
     terms = _assemble(model, q, qdot)
     return terms.M @ qddot - terms.f
@@ -246,6 +325,15 @@ def kinetic_energy(model, q, qdot):
     """``T = 1/2 sum_i phi_i^T M_i phi_i`` = ``1/2 qdot^T M_r qdot``.
 
     With deformables, plus ``m |xdot|^2 / 2`` per node (Eq. 2.91).
+
+    Examples
+    --------
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0  # a 2 kg bob 1 m below a hinge about y
+    >>> pendulum = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3))])
+    >>> kinetic_energy(pendulum, [0.3], [1.0])  # (I + m L^2) qdot^2 / 2
+    1.005
     """
     return energies(model, q, qdot)[0]
 
@@ -254,12 +342,32 @@ def potential_energy(model, q):
     """Gravity ``-sum_i m_i g . p_i``, the joint springs ``1/2 K |q - q_rest|^2`` and the model's forces.
 
     With deformables, also each node's ``-m g . x`` (Eq. 2.91) and each segment's ``K eps^2 / 2`` (Eq. 2.92).
+
+    Examples
+    --------
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0  # a 2 kg bob 1 m below a hinge about y
+    >>> pendulum = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3))])
+    >>> potential_energy(pendulum, [0.0])  # m g z with z = -1 m
+    -19.62
     """
     return energies(model, q, np.zeros(model.nq))[1]
 
 
 def energies(model, q, qdot):
-    """``(T, V)``: kinetic and potential energy, from one forward sweep."""
+    """``(T, V)``: kinetic and potential energy (Eq. 2.91 with deformables), from one forward sweep.
+
+    Examples
+    --------
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0  # a 2 kg bob 1 m below a hinge about y
+    >>> pendulum = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3))])
+    >>> T_kin, V = energies(pendulum, [np.pi / 2], [2.0])
+    >>> round(T_kin, 12), round(V, 12) + 0.0
+    (4.02, 0.0)
+    """
     q, qdot = model.check_state(q, qdot)
     return _energies(model, q, qdot, forward_kinematics(model, q, qdot))
 
@@ -278,6 +386,17 @@ def linearly_implicit_euler_step(model, q, qdot, h, tau=None):
     in which a linear damper drops out of the right-hand side (Eq. 2.83); then
     ``q1 = q0 + h qdot1``. Returns ``(q1, qdot1)``. With deformables the springs' node
     stiffness ``K_s`` and damping ``D_s`` enter the same way, as ``J_n^T K_s J_n`` and ``J_n^T D_s J_n``.
+
+    Examples
+    --------
+    One 10 ms step from rest at 0.5 rad: the bob starts to swing back.
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0  # a 2 kg bob 1 m below a hinge about y
+    >>> pendulum = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3))])
+    >>> linearly_implicit_euler_step(pendulum, [0.5], [0.0], 0.01)
+    (array([0.49953202]), array([-0.04679766]))
     """
     h = float(h)
     if not h > 0:
@@ -295,6 +414,14 @@ def hyper_reduce(J_mr, Jdot_mr, J_rR, Jdot_rR=None):
     With ``qdot_r = J_rR qdot_R``, returns ``J_mR = J_mr J_rR`` and
     ``Jdot_mR = Jdot_mr J_rR + J_mr Jdot_rR``; the hyper-reduced equations of motion
     (Eq. 2.90) are then Eq. (2.19) with these in place of ``J_mr``, ``Jdot_mr``.
+
+    Examples
+    --------
+    Two joint speeds driven by one coordinate: ``qdot_r = (1, 1) qdot_R``.
+
+    >>> J_mR, Jdot_mR = hyper_reduce(np.eye(2), np.zeros((2, 2)), [[1.0], [1.0]])
+    >>> J_mR.ravel(), Jdot_mR.ravel()
+    (array([1., 1.]), array([0., 0.]))
     """
     J_rR = np.asarray(J_rR, dtype=float)
     if J_rR.ndim != 2 or J_rR.shape[0] != J_mr.shape[1]:

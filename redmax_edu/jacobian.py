@@ -23,6 +23,19 @@ def fill_jacobian(model, kin, with_derivative=False):
 
     Returns ``J`` (6n, nq), or ``(J, Jdot)`` when ``with_derivative`` (``kin`` must then
     carry the twists, i.e. come from ``forward_kinematics(model, q, qdot)``).
+
+    Examples
+    --------
+    The same ``J`` as :func:`jacobian`, from a sweep already made:
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0  # a 2 kg bob 1 m below a hinge about y
+    >>> pendulum = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3))])
+    >>> from redmax_edu.kinematics import forward_kinematics
+    >>> kin = forward_kinematics(pendulum, [0.3], [1.0])
+    >>> bool(np.array_equal(fill_jacobian(pendulum, kin), jacobian(pendulum, [0.3])))
+    True
     """
     n, nq = model.n, model.nq
     A_ij, A_ip = joint_twist_adjoints(model), kin.A_ip
@@ -66,5 +79,18 @@ def jacobian(model, q):
 
 
 def jacobian_and_derivative(model, q, qdot):
-    """``(J_mr, Jdot_mr)`` by Algorithm 2, each of shape (6n, nq)."""
+    """``(J_mr, Jdot_mr)`` by Algorithm 2, each of shape (6n, nq).
+
+    Examples
+    --------
+    One hinge: ``J`` is constant, so ``Jdot`` vanishes.
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0  # a 2 kg bob 1 m below a hinge about y
+    >>> pendulum = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3))])
+    >>> J, Jdot = jacobian_and_derivative(pendulum, [0.3], [1.0])
+    >>> J.ravel(), Jdot.ravel() + 0.0
+    (array([ 0.,  1.,  0., -1.,  0.,  0.]), array([0., 0., 0., 0., 0., 0.]))
+    """
     return fill_jacobian(model, forward_kinematics(model, q, qdot), with_derivative=True)
