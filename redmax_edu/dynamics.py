@@ -373,7 +373,11 @@ def energies(model, q, qdot):
 
 
 def linearly_implicit_euler_step(model, q, qdot, h, tau=None):
-    """One step of linearly implicit Euler at the velocity level (Eq. 2.84-2.86).
+    """One step of linearly implicit Euler, springs and dampers only, at the velocity level (Eq. 2.84-2.86).
+
+    Only the spring and damper forces (joint and maximal) are linearised; gravity and the
+    quadratic velocity vector are taken at the start of the step. Part 1's
+    ``maximal.simulate(method="implicit")`` linearises every force instead.
 
     The forces at the end of the step are linearised about the start,
     ``f(q1, qdot1) ~ f0 + (df/dq) h qdot1 + (df/dqdot)(qdot1 - qdot0)``, with

@@ -1,4 +1,6 @@
-"""Simulating a reduced-coordinate model in time: the integrators of the RedMax reference (§2.8).
+"""Simulating a reduced-coordinate model in time: the integrators of the RedMax reference.
+
+(Writeup §2.8; the book's chapter on it is not yet written.)
 
 The RedMax supplemental (seed 002) runs every scene with one of three integrator types;
 :func:`simulate` offers them by name:
@@ -11,9 +13,12 @@ The RedMax supplemental (seed 002) runs every scene with one of three integrator
     The result is sampled on a fixed grid by the solver's dense output, as the reference's
     CSV files are (every 0.01 s).
 ``"euler"``
-    Linearly implicit Euler at the velocity level with a fixed step ``h`` (Eq. 2.84-2.86;
-    reference type 3): the stiff and damping forces are linearised at the end of the step,
-    so stiff springs and strong damping stay stable at steps where RK45 would crawl.
+    Linearly implicit Euler, springs and dampers only, at the velocity level with a fixed
+    step ``h`` (Eq. 2.84-2.86; reference type 3): the spring and damper forces (joint and
+    maximal) are linearised at the end of the step, gravity and the velocity terms stay
+    explicit, so stiff springs and strong damping stay stable at steps where RK45 would
+    crawl. This is not Part 1's scheme (``maximal.simulate(method="implicit")``, linearly
+    implicit Euler with every force linearised, Coriolis and gravity included).
 
 Reference type 1 (recursive hybrid dynamics with ``ode45``) differs from ``"rk45"`` only in
 how ``qddot`` is computed; it will be one more entry of :data:`ODE_ACCELERATIONS`.
@@ -340,7 +345,8 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
         Start and end time ``(t0, t1)``, ``t1 > t0`` (s).
     method : {"rk45", "euler"}
         ``"rk45"``: adaptive Dormand-Prince on ``M_r qddot = f_r`` (Eq. 2.19), the reference's
-        ``ode45`` path. ``"euler"``: linearly implicit Euler with step ``h`` (Eq. 2.84-2.86).
+        ``ode45`` path. ``"euler"``: linearly implicit Euler, springs and dampers only, with
+        step ``h`` (Eq. 2.84-2.86).
     h : float, optional
         The step of ``"euler"`` (required; ``t1 - t0`` must be a whole number of steps). For
         ``"rk45"`` it only sets the sampling interval when ``sample_dt`` is not given.
@@ -392,7 +398,7 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
     Examples
     --------
     A pendulum released from the horizontal: RK45 conserves the energy to about its
-    tolerance, linearly implicit Euler dissipates it.
+    tolerance, linearly implicit Euler (springs and dampers only) dissipates it.
 
     >>> from redmax_edu.joints import Revolute
     >>> from redmax_edu.model import Body, Model
