@@ -1,4 +1,5 @@
-"""Claims of the joints page (book/02_reduced/04_joints) and Appendix A (appendix_a_codegen).
+"""Claims of the joints pages (book/02_reduced/04_joints, 04b_euler_joints, 04c_exponential_joints,
+04d_composite_spline_joints) and Appendix A (appendix_a_codegen).
 
 Each test recomputes one quantitative sentence of those pages with library calls (not by
 running the notebooks) and cites the section that makes it.
@@ -61,6 +62,16 @@ def test_every_joint_type_S_and_Sdot_match_central_differences_to_1e_9(kind, rng
     assert s_check.error < 1e-9 and sdot_check.error < 1e-9
 
 
+@pytest.mark.parametrize("kind", ["revolute", "prismatic", "planar", "translational"])
+def test_constant_S_joints_match_their_zero_Sdot_exactly(kind, rng):
+    """04_joints, 'Every joint against finite differences': the joints with a constant S agree
+    exactly in Sdot (both sides are zero)."""
+    joint, q0, _ = PRESETS[kind]
+    qdot = rng.standard_normal(joint.ndof)
+    check = check_derivative(lambda t: joint.S(q0 + t[0] * qdot), [0.0], joint.Sdot(q0, qdot)[..., None])
+    assert check.error == 0.0 and not joint.Sdot(q0, qdot).any()
+
+
 def test_every_registered_joint_type_but_fixed_has_an_explorer_preset():
     """04_joints: the check loop covers every type (fixed, with no coordinates, by hand)."""
     assert set(JOINT_TYPES) - set(PRESETS) == {"fixed"}
@@ -69,7 +80,7 @@ def test_every_registered_joint_type_but_fixed_has_an_explorer_preset():
 # --- §2.4.5 Euler angles --------------------------------------------------------------------
 
 def test_table3_det_S_is_minus_sin_q2_for_proper_euler_and_plus_minus_cos_q2_for_tait_bryan(rng):
-    """04_joints, 'Where the charts break down': Table 3, column 2, for all 12 charts."""
+    """04b_euler_joints, 'Where the charts break down': Table 3, column 2, for all 12 charts."""
     expected = {"XYZ": 1, "XZY": -1, "YZX": 1, "YXZ": -1, "ZXY": 1, "ZYX": -1}
     for chart in CHART_NAMES:
         q = rng.uniform(-3, 3, 3)
@@ -80,7 +91,7 @@ def test_table3_det_S_is_minus_sin_q2_for_proper_euler_and_plus_minus_cos_q2_for
 
 
 def test_best_chart_after_a_switch_has_abs_det_S_at_least_sqrt_two_thirds(rng):
-    """04_joints, 'Switching charts': the chart chosen starts with |det S| >= sqrt(2/3) ~ 0.82."""
+    """04b_euler_joints, 'Switching charts': the chart chosen starts with |det S| >= sqrt(2/3) ~ 0.82."""
     worst = min(abs(SphericalEuler(ch := best_chart(R)).det_S(euler_angles(R, ch)))
                 for R in (random_rotation(rng) for _ in range(3000)))
     assert worst >= np.sqrt(2 / 3) - 1e-12
@@ -100,7 +111,7 @@ def _spinning_ball_runs():
 
 
 def test_spinning_ball_without_chart_switching_nears_gimbal_lock_and_loses_its_orientation():
-    """04_joints, 'A spinning ball through gimbal lock': |det S| falls to about 0.04, the
+    """04b_euler_joints, 'A spinning ball through gimbal lock': |det S| falls to about 0.04, the
     velocities reach more than 30 rad/s and the orientation error about 0.7 rad (40 degrees) at 3 s."""
     run, det, err, charts = _spinning_ball_runs()[False]
     assert set(charts) == {"XYZ"}
@@ -110,7 +121,7 @@ def test_spinning_ball_without_chart_switching_nears_gimbal_lock_and_loses_its_o
 
 
 def test_spinning_ball_with_chart_switching_leaves_xyz_for_xzy_at_1_38_s_and_stays_accurate():
-    """04_joints, 'A spinning ball through gimbal lock': one switch XYZ -> XZY at t ~ 1.38 s as
+    """04b_euler_joints, 'A spinning ball through gimbal lock': one switch XYZ -> XZY at t ~ 1.38 s as
     |det S| crosses 0.2, |det S| stays above 0.15, the new chart starts near 1, error < 0.05 rad."""
     run, det, err, charts = _spinning_ball_runs()[True]
     assert list(dict.fromkeys(charts)) == ["XYZ", "XZY"]
@@ -125,7 +136,7 @@ def test_spinning_ball_with_chart_switching_leaves_xyz_for_xzy_at_1_38_s_and_sta
 # --- §2.4.8 exponential coordinates --------------------------------------------------------
 
 def test_exponential_coordinates_reparameterize_to_2pi_minus_length():
-    """04_joints, exponential coordinates: |q| = 5 becomes 2 pi - 5 ~ 1.283, same R and omega."""
+    """04c_exponential_joints, exponential coordinates: |q| = 5 becomes 2 pi - 5 ~ 1.283, same R and omega."""
     j = SphericalExp()
     q = 5.0 * np.array([1.0, -2.0, 0.5]) / np.linalg.norm([1.0, -2.0, 0.5])
     qd = np.array([0.3, -0.1, 0.7])
@@ -135,7 +146,8 @@ def test_exponential_coordinates_reparameterize_to_2pi_minus_length():
 
 
 def test_tilted_spinning_ball_in_exponential_coordinates_blows_up_without_reparameterisation():
-    """04_joints: without reparameterisation the simulation fails at t = 3.16 s as |q| -> 2 pi."""
+    """04c_exponential_joints: without reparameterisation the simulation fails at t = 3.16 s
+    as |q| -> 2 pi."""
     q0, omega = np.array([0.5, 0.0, 0.0]), np.array([0.0, 0.0, 2.0])
     qd0 = np.linalg.solve(SphericalExp().S(q0)[:3], omega)
     with pytest.raises(SimulationError, match=r"t = 3\.16 s"):
@@ -145,7 +157,8 @@ def test_tilted_spinning_ball_in_exponential_coordinates_blows_up_without_repara
 
 
 def test_tilted_spinning_ball_in_exponential_coordinates_is_shortened_twice_near_1_5_pi():
-    """04_joints: shortened at t ~ 2.39 and 5.52 s, |q| stays at 1.5 pi (plus one step), det S >~ 0.09."""
+    """04c_exponential_joints: shortened at t ~ 2.39 and 5.52 s, |q| stays at 1.5 pi (plus one
+    step), det S >~ 0.09."""
     q0, omega = np.array([0.5, 0.0, 0.0]), np.array([0.0, 0.0, 2.0])
     qd0 = np.linalg.solve(SphericalExp().S(q0)[:3], omega)
     run = simulate(_ball(SphericalExp()), q0, qd0, (0.0, 6.0), method="euler", h=0.01)
@@ -162,7 +175,7 @@ def test_tilted_spinning_ball_in_exponential_coordinates_is_shortened_twice_near
 # --- §2.4.9-2.4.11 composite and free joints -----------------------------------------------
 
 def test_composite_S_and_Sdot_equal_eq_2_54_and_2_58(rng):
-    """04_joints, 'Composite joints': a universal joint followed by a slider, by hand."""
+    """04d_composite_spline_joints, 'Composite joints': a universal joint followed by a slider, by hand."""
     arm = Composite([Universal(), Prismatic([0, 0, 1])])
     j1, j2 = arm.joints
     q, qd = rng.uniform(-1, 1, 3), rng.standard_normal(3)
@@ -175,7 +188,7 @@ def test_composite_S_and_Sdot_equal_eq_2_54_and_2_58(rng):
 
 @pytest.mark.parametrize("order", Free3DExp.ORDERS)
 def test_free3d_exp_S_and_Sdot_equal_the_closed_forms_eq_2_63_to_2_66(order, rng):
-    """04_joints, 'Free joints': Free3DExp's S is Eq. (2.63) (translate first) or (2.65)."""
+    """04d_composite_spline_joints, 'Free joints': Free3DExp's S is Eq. (2.63) (translate first) or (2.65)."""
     joint = Free3DExp(order)
     q, qd = rng.uniform(-1, 1, 6), rng.standard_normal(6)
     Z, I = np.zeros((3, 3)), np.eye(3)
@@ -213,8 +226,8 @@ def _algorithm3_dS(curve, q, printed):
 
 
 def test_algorithm3_needs_the_derivative_weight_in_line_10():
-    """04_joints, 'The spline curve joint': with B~'_i the Hessian matches central differences
-    (~3e-10); with B~_i as printed it is off by ~2e-1."""
+    """04d_composite_spline_joints, 'The spline curve joint': with B~'_i the Hessian agrees with
+    central differences to 1e-6; with B~_i as printed it is off by more than 10%."""
     curve = PRESETS["spline_curve"][0]
     q = 2.37
     fd = (curve.S([q + 1e-6]) - curve.S([q - 1e-6]))[:, 0] / 2e-6
