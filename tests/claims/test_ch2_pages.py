@@ -271,6 +271,26 @@ def test_p2_3_eq_2_19_equals_lagranges_equations(rng):
     assert np.abs(-Mdot_qdot + dT - dV - reduced_forces(model, q, qdot)).max() < 1e-7
 
 
+def test_p2_3_velocity_terms_are_the_coriolis_wrenches_plus_the_quadratic_velocity_vector(rng):
+    """Page 2.3, 'Where the velocity terms come from': with phi = J qdot, the velocity part of
+    f_r is J^T ad(phi)^T M phi - J^T M Jdot qdot, Jdot is linear in qdot, the terms are
+    quadratic, and they equal Lagrange's -Mdot_r qdot + dT/dq."""
+    model = chain(3)
+    q, qdot = rng.uniform(-1, 1, 3), rng.standard_normal(3)
+    J, Jdot = jacobian_and_derivative(model, q, qdot)
+    phi = (J @ qdot).reshape(3, 6)
+    coriolis = np.concatenate([ad(p).T @ M @ p for p, M in zip(phi, model.spatial_inertias, strict=True)])
+    terms = J.T @ coriolis - J.T @ scipy.linalg.block_diag(*model.spatial_inertias) @ Jdot @ qdot
+    rest = reduced_forces(model, q, np.zeros(3))
+    assert np.allclose(reduced_forces(model, q, qdot) - rest, terms)
+    assert np.allclose(jacobian_and_derivative(model, q, 2 * qdot)[1], 2 * Jdot)
+    assert np.allclose(reduced_forces(model, q, 2 * qdot) - rest, 4 * terms)
+    Mdot_qdot = numerical_derivative(lambda t: mass_matrix(model, q + t[0] * qdot), [0.0])[..., 0] @ qdot
+    dT_dq = numerical_derivative(lambda x: kinetic_energy(model, x, qdot), q)
+    assert np.abs(terms - (-Mdot_qdot + dT_dq)).max() < 1e-7
+    assert np.abs(terms).max() > 0.1  # not trivially zero
+
+
 def test_p2_3_triple_pendulum_drops_44_joules_from_horizontal():
     """Page 2.3: 'the three rods turn about 44 J of potential energy into motion'."""
     model = chain(3)
