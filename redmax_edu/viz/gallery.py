@@ -200,7 +200,7 @@ def plot_energies(runs, *, title="", figsize=None, dpi=None):
     zoom.legend(fontsize=7, loc="best")
     handles, labels = first.get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
-    fig.subplots_adjust(left=0.07 if n > 1 else 0.1, right=0.98, bottom=0.3, top=0.82)
+    fig.subplots_adjust(left=0.07 if n > 1 else 0.1, right=0.98, bottom=0.3, top=0.76 if title else 0.82)
     if title:
         fig.suptitle(title, fontsize=10)
     return fig
@@ -254,7 +254,7 @@ def vector_player(scene_list, *, plane=None, elev=20, azim=-60, size=260, interv
     size : int
         Width and height of the canvas, pixels.
     interval : int, optional
-        Milliseconds per frame; default real time from the scenes' notes is not known, so 60.
+        Milliseconds per frame (default 60; :func:`animate` passes real time).
     label : str
         Text under the canvas (the box width and the view are added).
 
@@ -349,7 +349,7 @@ def animate(scene, tr, *, max_frames=48, size=260, elev=20, azim=-60):
                          label=f"scene {scene.id}")
 
 
-def show_scenes(scene_ids, *, runs_of=None, frames=48, size=260, dpi=72):
+def show_scenes(scene_ids, *, runs_of=None, frames=48, size=260, dpi=80):
     """Show each scene of a list: a heading, a player of its motion, its verdict and its
     energy figure (the gallery pages' one display cell).
 

@@ -1,6 +1,6 @@
 """Claims about the energy plots of the reference scenes (seed 002, §1 ``plotH``).
 
-Taught in book/02_reduced/08_integrators.
+Checked on book/02_reduced/gallery (the scene gallery and its three themed pages).
 
 The reference plots ``H = T + V - V(t0)`` for each run. What these plots show, checked on every
 scene this release builds, at the reference time span and step (the first-order test alone
