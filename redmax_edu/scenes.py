@@ -43,13 +43,19 @@ from .model import Body, Model
 from .units import CGS_TO_SI
 
 __all__ = ["CatalogueEntry", "Scene", "PiecewiseConstant", "catalogue", "scene",
-           "reference_data", "reference_setup", "SCENE_IDS", "DATA_FILE"]
+           "reference_data", "reference_setup", "SCENE_IDS", "DATA_FILE", "STIFFNESS_CHOICES",
+           "ReferencePointForce", "ReferencePointSpring"]
 
 #: The data file inside the package.
 DATA_FILE = "data/redmax_scenes.json"
 
 #: Which reference setup holds the data of each integrator of :func:`redmax_edu.integrators.simulate`.
 _SETUP_OF = {"rk45": "itype2", "euler": "itype3"}
+
+#: How :func:`scene` can build the stiffness matrices of the reference's point forces and point
+#: springs: ``"exact"`` (the derivatives, this library's default) or ``"reference"`` (the
+#: reference code's approximations, see :func:`scene`).
+STIFFNESS_CHOICES = ("exact", "reference")
 
 #: Factors of the cgs build (no conversion), for tests that the physics does not depend on units.
 _NO_CONVERSION = dict.fromkeys(CGS_TO_SI, 1.0)
@@ -106,7 +112,19 @@ _NOTES = {
     0: "The data gives the fixed joints a spurious coordinate q = 0; fixed joints have none here.",
     10: "The reference writes a (0, 0, 100) wrench in its scene function that is overwritten before use; "
         "it is left out. The constant point force has the potential energy -F . x here (the reference "
-        "books none for it), so H differs from the reference CSV by the work of that force.",
+        "books none for it), so H differs from the reference CSV by the work of that force. "
+        "Linearly implicit Euler (springs and dampers only, Eq. 2.86) uses the exact stiffness matrix of "
+        "the point force here (Eq. 1.32, not symmetric); the reference code computes it and then sets it "
+        "to zero, so the force is explicit in its Euler runs. The two choices move the Euler run's joint "
+        "angles apart by up to about 0.15 rad over the 2 s at the reference step, a gap that halves with "
+        "the step (both are first order); RK45 uses no stiffness matrix and is the same under both. "
+        "scene(10, stiffness='reference') builds the reference's choice.",
+    23: "Linearly implicit Euler (springs and dampers only, Eq. 2.86) uses the exact stiffness matrices of "
+        "the point springs, which are not symmetric (the spring force turns with neither body); the "
+        "reference code uses their symmetric parts (K + K^T)/2. The two choices move the Euler run's joint "
+        "angles apart by up to about 0.015 rad over the 2 s at the reference step, a gap that halves with "
+        "the step (both are first order); RK45 uses no stiffness matrix and is the same under both. "
+        "scene(23, stiffness='reference') builds the reference's choice.",
     24: "The spring-damper uses the physical damping sign, f = (k (l - L) + d ldot) / L (the reference "
         "subtracts d ldot / L), and its energy k (l - L)^2 / (2 L) (the reference books "
         "k ((l - L)/L)^2 / 2).",
@@ -262,6 +280,42 @@ class PiecewiseConstant:
 
     def __call__(self, t):
         return self.values[int(np.searchsorted(self.breaks, t, side="right"))].copy()
+
+
+class ReferencePointForce(PointForce):
+    """A :class:`~redmax_edu.maximal.forces.PointForce` with the reference code's stiffness: none.
+
+    The reference's ``SpringPointDirection`` computes the stiffness matrix of its constant
+    world force and then sets it to zero, so linearly implicit Euler (springs and dampers
+    only, Eq. 2.86) treats the force explicitly. Force and energy are the exact ones.
+
+    Examples
+    --------
+    >>> f = ReferencePointForce(0, [0.1, 0.0, 0.0], [0.0, 0.0, 1.0], k=2.0)
+    >>> terms = f.evaluate(np.eye(4)[None], np.zeros((1, 6)))
+    >>> terms.f[1], bool(np.any(terms.K))
+    (np.float64(-0.2), False)
+    """
+
+    def evaluate(self, E, phi):
+        terms = super().evaluate(E, phi)
+        terms.K = np.zeros_like(terms.K)
+        return terms
+
+
+class ReferencePointSpring(PointSpring):
+    """A :class:`~redmax_edu.maximal.forces.PointSpring` with the reference code's stiffness:
+    the symmetric part ``(K + K^T) / 2`` of the exact one.
+
+    The exact stiffness of a zero-rest-length spring between two body points is not
+    symmetric (the force rotates with neither body); the reference's ``SpringPointPoint``
+    symmetrises it. Force, damping and energy are the exact ones.
+    """
+
+    def evaluate(self, E, phi):
+        terms = super().evaluate(E, phi)
+        terms.K = 0.5 * (terms.K + terms.K.T)
+        return terms
 
 
 # --- building a scene -------------------------------------------------------------------------------
@@ -441,8 +495,15 @@ def _scene5_torque(u):
     return PiecewiseConstant([3.0, 6.0], values * u["torque"])
 
 
-def _springs(setup, E_wi, sid, u):
-    """Model forces for the reference springs; E_wi (SI) are the initial body poses."""
+def _springs(setup, E_wi, sid, u, stiffness="exact"):
+    """Model forces for the reference springs; E_wi (SI) are the initial body poses.
+
+    ``stiffness="reference"`` gives point forces and point springs the reference code's
+    approximate stiffness matrices (:class:`ReferencePointForce`, :class:`ReferencePointSpring`).
+    """
+    exact = stiffness == "exact"
+    point_force, point_spring = (PointForce, PointSpring) if exact else (ReferencePointForce,
+                                                                         ReferencePointSpring)
     forces = []
     for k, s in enumerate(setup["springs"]):
         cls = s["class"]
@@ -450,12 +511,12 @@ def _springs(setup, E_wi, sid, u):
         if cls == "redmax.SpringNull":
             continue
         if cls == "redmax.SpringPointDirection":
-            forces.append(PointForce(s["body"] - 1, np.array(s["x_i"], float) * u["length"], s["d_w"],
+            forces.append(point_force(s["body"] - 1, np.array(s["x_i"], float) * u["length"], s["d_w"],
                                      k=s["stiffness"] * u["force"]))
         elif cls == "redmax.SpringPointPoint":
             a = Attachment(s["body1"] - 1, np.array(s["x_1"], float) * u["length"])
             b = Attachment(s["body2"] - 1, np.array(s["x_2"], float) * u["length"])
-            forces.append(PointSpring(a, b, s["stiffness"] * u["stiffness"]))
+            forces.append(point_spring(a, b, s["stiffness"] * u["stiffness"]))
         elif cls == "redmax.SpringDamper":
             points = [Attachment(s["body1"] - 1, np.array(s["x_1"], float) * u["length"]),
                       Attachment(s["body2"] - 1, np.array(s["x_2"], float) * u["length"])]
@@ -487,7 +548,7 @@ def _deformables(setup, u):
 
 
 @cache
-def _build(sid, si=True):
+def _build(sid, si=True, stiffness="exact"):
     """Scene ``sid`` in SI units (or, with ``si=False``, in the reference's cgs numbers)."""
     u = CGS_TO_SI if si else _NO_CONVERSION
     reason = _unsupported_reason(sid)
@@ -533,7 +594,7 @@ def _build(sid, si=True):
     q0 = np.concatenate(q0) if q0 else np.zeros(0)
     qdot0 = np.concatenate(qdot0) if qdot0 else np.zeros(0)
     model = Model(bodies, gravity, deformables=chains)
-    forces = _springs(setup, forward_kinematics(model, q0).E_wi, sid, u) + damping_forces
+    forces = _springs(setup, forward_kinematics(model, q0).E_wi, sid, u, stiffness) + damping_forces
     if forces:
         model = model.with_forces(forces)
     tau = _scene5_torque(u) if sid == 5 else None
@@ -552,8 +613,19 @@ def _build(sid, si=True):
                  features=tuple(raw["features"]), coordinate_scale=np.array(scales))
 
 
-def scene(scene_id):
+def scene(scene_id, stiffness="exact"):
     """Build reference scene ``scene_id`` in SI units; returns a :class:`Scene`.
+
+    Parameters
+    ----------
+    scene_id : int
+    stiffness : {"exact", "reference"}
+        The stiffness matrices of the point forces and point springs (scenes 10 and 23),
+        which only linearly implicit Euler (springs and dampers only, Eq. 2.86) uses.
+        ``"exact"``: their derivatives. ``"reference"``: the reference code's choice, none
+        for a constant point force and the symmetric part for a point spring
+        (:class:`ReferencePointForce`, :class:`ReferencePointSpring`); use it to compare
+        Euler runs with the reference code's. RK45 and every other scene are unaffected.
 
     Raises
     ------
@@ -575,4 +647,7 @@ def scene(scene_id):
 
     Taught in book/02_reduced/gallery.
     """
-    return _build(_check_id(scene_id))
+    if not isinstance(stiffness, str) or stiffness not in STIFFNESS_CHOICES:
+        raise ValueError(f"argument 'stiffness' must be one of {', '.join(STIFFNESS_CHOICES)}, "
+                         f"got {stiffness!r}")
+    return _build(_check_id(scene_id), stiffness=stiffness)

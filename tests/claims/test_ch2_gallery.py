@@ -134,3 +134,51 @@ moving at the end; 11: "Euler ends lower
     nets = {i: gallery.net_change(runs(i)["euler"]) for i in CONSERVATIVE}
     assert min(nets, key=nets.get) == 12 and -0.5 < nets[12] < -0.4
     assert 0.07 < nets[23] < 0.12 and 0.02 < nets[25] < 0.07 and 0.07 < nets[26] < 0.12
+
+
+@pytest.mark.parametrize("scene_id", BUILT)
+def test_gallery_verdicts_print_no_round_off(scene_id):
+    """Every gallery page prints each scene's verdict (the themed pages' closing tables, the
+    first page's table): its digits must not depend on the computer. Each printed measure sits
+    at least 1e-6 (relative) away from a rounding boundary, and the measures at round-off
+    level (scene 18 under RK45, scene 17's RK45 net change) print as the bound 1e-9."""
+    assert gallery.verdict_is_portable(runs(scene_id))
+    text = gallery.verdict(runs(scene_id))
+    if scene_id == 18:
+        assert text.startswith("RK45 drift below 1e-09, |net| below 1e-09")
+    if scene_id == 17:
+        assert "RK45 drift 4.1e-07, |net| below 1e-09" in text
+
+
+def test_gallery_joints_scene_17_rk45_drift_below_1e_6():
+    """gallery_joints: scene 17 is the easiest for RK45, "whose drift is below 1e-6 of the
+    energy scale" (measured 4.1e-7)."""
+    assert gallery.drift(runs(17)["rk45"]) < 1e-6
+
+
+def test_gallery_joints_scene_18_euler_lags_the_parabola_by_g_h_t_over_2():
+    """gallery_joints: "after n steps its height lags the parabola by exactly g h t/2" (every
+    sample, to 1e-12 m; 0.035 cm at the end of the 7 s run)."""
+    tr = runs(18)["euler"]
+    err = np.abs(tr.q[:, 2] - (0.03 * tr.t - 0.005 * tr.t**2))
+    assert np.abs(err - 0.01 * tr.h * tr.t / 2).max() < 1e-12
+    assert abs(err.max() - 3.5e-4) < 1e-9
+
+
+def test_gallery_joints_scene_3_reparameterises_once_past_1_5_pi():
+    """gallery_joints: Euler reparameterised scene 3 once; the first joint's angle "passed 1.5 pi
+    and was brought back below pi" (1.495, 1.502, then 0.492 pi)."""
+    tr = runs(3)["euler"]
+    assert len(tr.reparameterized) == 1
+    k = int(np.searchsorted(tr.t, tr.reparameterized[0]))
+    angle = np.linalg.norm(tr.q[k - 1: k + 2, :3], axis=1) / np.pi
+    assert angle[0] < 1.5 < angle[1] and angle[2] < 1.0
+
+
+def test_gallery_page_weights():
+    """Every gallery notebook stays under 1.2 MB with every scene's player (COMMON book rule)."""
+    from pathlib import Path
+
+    book = Path(__file__).resolve().parents[2] / "book" / "02_reduced"
+    for name in ("gallery", "gallery_chains", "gallery_joints", "gallery_forces"):
+        assert (book / f"{name}.ipynb").stat().st_size < 1.2e6, name

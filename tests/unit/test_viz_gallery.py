@@ -152,6 +152,82 @@ def test_summary_rows_and_animation_of_a_scene():
     s = scenes.scene(-1)
     tr = s.simulate("rk45", t_span=(0.0, 0.2))
     html = gallery.animate(s, tr, max_frames=4)
-    assert html.count("data:image/png") == 4
+    assert "data:image" not in html and "xz plane" in html  # a vector player, drawn flat
+    data = _player_data(html)
+    assert len(data["frames"]) == 4 and data["notes"][0] == "t = 0.00 s"
     frames = trajectory_scenes(s.model, tr.t, tr.q, max_frames=4, joint_frames=False)
     assert gallery.motion_plane(frames) == "xz"  # so the player draws it flat
+
+
+def _player_data(html):
+    import json
+    import re
+
+    return json.loads(re.search(r"var D=(\{.*?\}),c=document", html, re.S).group(1))
+
+
+def test_measure_text_prints_two_digits_or_the_round_off_bound():
+    assert gallery.measure_text(0.2612) == "0.26"
+    assert gallery.measure_text(0.2) == "0.20"
+    assert gallery.measure_text(9.04e-4) == "9.0e-04"
+    assert gallery.measure_text(-0.045, percent=True, signed=True) == "-4.5%"
+    assert gallery.measure_text(4.5e-4, signed=True) == "+4.5e-04"
+    assert gallery.measure_text(12.3) == "12"
+    for tiny in (0.0, 5.3e-16, -5.9e-16, 9.9e-10):
+        assert gallery.measure_text(tiny, percent=True, signed=True) == "below 1e-09"
+    assert gallery.measure_text(1.1e-9) == "1.1e-09"
+
+
+def test_verdict_is_portable_flags_a_measure_at_a_rounding_boundary():
+    class Run:  # only what drift and net_change read
+        def __init__(self, H):
+            self.H, self.T, self.V = np.asarray(H, float), np.array([1.0, 1.0]), np.zeros(2)
+
+    assert gallery.verdict_is_portable({"rk45": Run([0.0, 0.26])})
+    assert not gallery.verdict_is_portable({"rk45": Run([0.0, 0.255])})  # 0.26 or 0.25
+    assert gallery.verdict_is_portable({"rk45": Run([0.0, 4e-16])})      # below the bound
+    assert gallery.verdict({"rk45": Run([0.0, 4e-16])}) == "RK45 drift below 1e-09, |net| below 1e-09"
+
+
+def test_vector_player_projects_planes_and_3d_views():
+    box = np.array([[-1.0, 1.0]] * 3)
+    rod = [Scene((Path(np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [np.nan] * 3, [0.0, 0.0, 1.0]]), "rod"),),
+                 box, notes=(f"t = {k}",)) for k in range(2)]
+    flat = _player_data(gallery.vector_player(rod, plane="xz", size=100))
+    (pts,) = flat["frames"][0]
+    assert pts[:4] == [50, 50, 96, 50]          # the origin in the centre, +x to the right
+    assert pts[4:6] == [None, None]             # a gap
+    assert pts[6:] == [50, 4]                   # +z up (pixel rows grow downwards)
+    assert flat["fixed"] == [] and flat["notes"] == ["t = 0", "t = 1"]
+    view = _player_data(gallery.vector_player(rod, elev=90, azim=-90, size=100))
+    assert view["frames"][0][0][:4] == flat["frames"][0][0][:4] and len(view["fixed"]) == 1  # floor
+    with pytest.raises(ValueError, match="plane"):
+        gallery.vector_player(rod, plane="xw")
+    with pytest.raises(ValueError, match="size"):
+        gallery.vector_player(rod, size=10)
+    with pytest.raises(ValueError, match="at least one"):
+        gallery.vector_player([])
+    with pytest.raises(ValueError, match="different items"):
+        gallery.vector_player([rod[0], Scene(rod[0].items * 2, box)])
+
+
+def test_show_scenes_displays_a_heading_player_verdict_and_figure_per_scene(capsys, monkeypatch):
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    short = {}
+
+    def runs_of(sid):
+        short[sid] = gallery.run(sid, t_span=(0.0, 0.1))
+        return short[sid]
+
+    out = gallery.show_scenes([-1, 3], runs_of=runs_of, frames=3)
+    assert out == short
+    kinds = [type(obj).__name__ for obj in shown]
+    assert kinds == ["HTML", "HTML", "Figure"] * 2
+    assert "Scene 3: Spherical joint" in shown[3].data and "<canvas" in shown[4].data
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [f"scene -1: {gallery.verdict(short[-1])}", f"scene 3: {gallery.verdict(short[3])}"]
+    table = gallery.verdict_table([-1, 3], short.get).splitlines()
+    assert table == [f"scene  -1: {gallery.verdict(short[-1])}", f"scene   3: {gallery.verdict(short[3])}"]
