@@ -194,3 +194,31 @@ def adjoint_scene(E_w_b, *, E_w_i=None, phi_i=None, r_force=None, f_world=None):
                     *(x + 0.5 * velocity(x) for x in body_points)]
     return Scene(items, cube_bounds(np.array(bound_points)),
                  title="one motion, two frames: the adjoint maps phi_b to phi_w", notes=notes)
+
+
+def adjoint_figure(s_values=(0.0, 0.5), *, plane="xy"):
+    """The static figure of the adjoint explorer: :func:`adjoint_scene` seen from above.
+
+    One panel per observer position ``s`` (see :func:`observer_pose`), each the same scene
+    as the explorer's plotly player and widget, projected onto the world ``plane`` ("xy":
+    the top view, looking down the world z axis). Returns ``(figure, scenes)``; print the
+    scenes' notes under the figure.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, scenes = adjoint_figure((0.0, 0.5))
+    >>> len(fig.axes), len(scenes)
+    (2, 2)
+    >>> plt.close(fig)
+    """
+    from .planar import draw_panels_planar
+
+    s_values = np.atleast_1d(as_array(s_values, None, "s_values"))
+    if s_values.ndim != 1 or s_values.size == 0 or np.iscomplexobj(s_values):
+        raise ValueError("argument 's_values' must be a non-empty list of real numbers, "
+                         f"got shape {s_values.shape}")
+    scenes = [adjoint_scene(observer_pose(s)) for s in s_values]
+    fig = draw_panels_planar(scenes, [f"observer at s = {s:g} (top view)" for s in s_values], plane=plane,
+                             ncols=len(scenes), panel_size=5.0)
+    return fig, scenes

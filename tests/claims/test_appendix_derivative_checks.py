@@ -1,6 +1,7 @@
 """Claims of book/appendix/derivative_checks: the shape of the step sweep and what it catches."""
 
 import numpy as np
+import pytest
 
 from redmax_edu.checks import check_derivative, numerical_derivative, perturb, step_sweep
 from redmax_edu.lie import material_jacobian, random_transform
@@ -70,3 +71,39 @@ def test_complex_step_needs_analytic_code():
     assert not np.allclose(numerical_derivative(np.linalg.norm, x1, method="complex"), exact)
     np.testing.assert_allclose(numerical_derivative(lambda x: np.sqrt(x @ x), x1, method="complex"), exact,
                                rtol=1e-15)
+
+
+def test_try_this_best_central_step_for_exp_at_30_is_no_smaller_than_at_0():
+    """Appendix, 'Try this': the best central step for exp is 1e-5 at x = 30, no smaller than at
+    x = 0 (relative error does not scale with e^x); the rounding of x + h raises the left arm at
+    x = 30, and at x = 300 the best step moves up to 1e-4."""
+    def sweep(x):
+        return step_sweep(np.exp, [x], np.array([[np.exp(x)]]), method="central")
+
+    def best(x):
+        s, e = sweep(x)
+        return s[e.argmin()]
+
+    assert np.exp(30.0) == pytest.approx(1.07e13, rel=0.01)  # "1e13 times larger"
+    assert best(30.0) == pytest.approx(1e-5)
+    assert best(30.0) >= best(0.0) * (1 - 1e-12)
+    assert best(300.0) == pytest.approx(1e-4)
+    (s0, e0), (_, e30) = sweep(0.0), sweep(30.0)
+    left = s0 <= 1e-6  # the rounding arm: about ten times higher on average at x = 30
+    assert np.log10(e30[left]).mean() > np.log10(e0[left]).mean() + 1
+
+
+def test_printed_errors_of_the_check_that_can_fail():
+    """Appendix, 'A check that can fail': the correct Jacobian's best error is below 1e-9 (printed
+    as a bound), the flipped sign's is 4e-01 and the missing term's 4e-02 (printed to one digit)."""
+    x0 = np.array([0.7, -0.4, 1.1])
+    flipped = df(x0)
+    flipped[1, 0] *= -1
+    missing = df(x0)
+    missing[2, 2] = x0[1]
+    assert check_derivative(f, x0, df(x0)).error < 1e-9
+    for wrong, shown in ((flipped, "4e-01"), (missing, "4e-02")):
+        error = check_derivative(f, x0, wrong).error
+        assert f"{error:.0e}" == shown
+        # far from a rounding boundary of the printed digit
+        assert abs(error / float(shown) - 1) < 0.2

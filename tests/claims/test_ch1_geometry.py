@@ -63,6 +63,22 @@ def test_s1_2_e_inverse_edot_is_a_twist_for_a_motion_with_varying_twist(rng):
         np.testing.assert_allclose(X[3], 0, atol=1e-7)
 
 
+def test_s1_2_one_body_twist_two_world_twists_each_constant_while_spinning(rng):
+    """§1.2: a constant body twist gives a constant world twist Ad(E0) phi along the motion,
+    and the same body twist at two placements gives different world twists; the page's book
+    spinning at 2 rad/s one metre away, turned a quarter turn, has world twist (0,2,0, 0,0,2)."""
+    for _ in range(20):
+        E0, phi = random_transform(rng), rng.standard_normal(6)
+        for t in np.linspace(0, 3, 7):
+            np.testing.assert_allclose(adjoint(E0 @ exp_se3(t * phi)) @ phi, adjoint(E0) @ phi,
+                                       atol=1e-12)
+    spin = np.array([2.0, 0, 0, 0, 0, 0])
+    E_there = exp_se3([0, 0, np.pi / 2, 0, 0, 0])
+    E_there[:3, 3] = [1.0, 0, 0]
+    np.testing.assert_allclose(adjoint(np.eye(4)) @ spin, spin)
+    np.testing.assert_allclose(adjoint(E_there) @ spin, [0, 2, 0, 0, 0, 2], atol=1e-12)
+
+
 def test_s1_2_screw_preset_turns_once_and_advances_two_pi_pitch():
     """§1.2: points on the axis move at h omega; after t = 2 pi/|omega| the orientation is
     restored and the frame has moved 2 pi h along the axis."""
@@ -104,9 +120,13 @@ def test_s1_3_round_trips_hold_to_1e_12_at_every_angle(rng):
 
 
 def test_s1_3_coefficient_written_as_is_loses_its_digits_as_the_angle_shrinks():
-    """§1.3: (t - sin t)/t^3 written as is keeps about five digits at 1e-5, none at 1e-7, and
-    is exactly zero below; the library's coefficient keeps all of them."""
+    """§1.3: (t - sin t)/t^3 written as is has relative error within 6 eps/t^2 (the absolute
+    rounding error eps*t of t and sin t over the numerator t^3/6): about five digits left at
+    1e-5, at most one at 1e-7, none below sqrt(3 eps) ~ 2.6e-8; the numerator at 1e-5 is about
+    1.7e-16 and the absolute rounding error eps*t about 2e-21. The library keeps all digits."""
     from redmax_edu.lie import _t_minus_sin_over
+
+    eps = np.finfo(float).eps
 
     def naive(t):
         return (t - np.sin(t)) / t**3
@@ -114,9 +134,18 @@ def test_s1_3_coefficient_written_as_is_loses_its_digits_as_the_angle_shrinks():
     def rel(t):
         return abs(naive(t) - 1 / 6) * 6
 
-    assert 1e-7 < rel(1e-5) < 1e-4  # "about five digits"
-    assert rel(1e-7) > 1e-2  # "none"
-    assert naive(1e-8) == 0.0 and naive(1e-9) == 0.0
+    def series(t):
+        return 1 / 6 - t**2 / 120 + t**4 / 5040 - t**6 / 362880
+
+    for t in np.logspace(-9, -1, 9):  # the page's verdict column
+        assert abs(naive(t) - series(t)) <= 6 * eps / t**2 * series(t)
+    assert round(-np.log10(6 * eps / 1e-5**2)) == 5  # "about five are left at 1e-5"
+    assert 0.1 <= 6 * eps / 1e-7**2 < 1  # "at most one at 1e-7"
+    assert np.sqrt(3 * eps) == pytest.approx(2.6e-8, rel=0.01)
+    for t in (1e-8, 1e-9):  # below sqrt(3 eps): nothing left
+        assert t < np.sqrt(3 * eps) and rel(t) > 0.5
+    assert 1e-5**3 / 6 == pytest.approx(1.7e-16, rel=0.02)
+    assert 1.5e-21 < eps * 1e-5 < 2.5e-21
     for t in (1e-9, 1e-7, 1e-5):
         assert _t_minus_sin_over(np.float64(t)) == pytest.approx(1 / 6 - t * t / 120, rel=1e-15)
 
@@ -200,6 +229,25 @@ def test_s1_4_a_couple_is_a_pure_torque():
     a, b, f = np.array([0.5, 0, 0]), np.array([-0.5, 0, 0]), np.array([0, 2.0, 0])
     w = material_jacobian(np.eye(4), a).T @ f + material_jacobian(np.eye(4), b).T @ (-f)
     np.testing.assert_allclose(w, np.concatenate([np.cross(a - b, f), np.zeros(3)]), atol=1e-15)
+
+
+def test_s1_4_try_this_a_couple_ignores_translation_but_not_rotation():
+    """§1.4, 'Try this': with the same world forces, translating the body leaves the couple's
+    torque unchanged in body and world coordinates; turning it changes the world torque."""
+    a, b, f = np.array([0.5, 0, 0]), np.array([-0.5, 0, 0]), np.array([0, 2.0, 0])
+
+    def torques(E):
+        w = material_jacobian(E, a).T @ f + material_jacobian(E, b).T @ (-f)
+        assert np.allclose(w[3:], 0, atol=1e-14)
+        return w[:3], E[:3, :3] @ w[:3]
+
+    body0, world0 = torques(np.eye(4))
+    body_t, world_t = torques(exp_se3([0, 0, 0, 1.0, 2.0, 0.5]))
+    np.testing.assert_allclose(body_t, body0, atol=1e-14)
+    np.testing.assert_allclose(world_t, world0, atol=1e-14)
+    body_r, world_r = torques(exp_se3([0, 0, 1.0, 0, 0, 0]))
+    assert not np.allclose(world_r, world0)
+    np.testing.assert_allclose(world_r, np.cross(exp_so3([0, 0, 1.0]) @ (a - b), f), atol=1e-14)
 
 
 # --- §1.5 -------------------------------------------------------------------------------------
