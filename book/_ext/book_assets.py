@@ -9,9 +9,21 @@
 * Inline configuration scripts that Jupyter Book's extensions add twice to every page are
   kept once: sphinx-thebe's ``const THEBE_JS_URL = ...``, declared twice, is a JavaScript
   error in every reader's console.
+* The offline MathJax (sphinx-mathjax-offline) is copied whole: nine combined bundles of
+  which the pages load one (``mathjax_path``). The others (14 MB, a third of the site) are
+  removed after the copy; the pieces the loaded bundle fetches on demand (TeX extensions,
+  fonts, the SVG renderer and accessibility tools of the menu) stay.
+* The themes' source maps (``*.map``, 3.4 MB) are for debugging the themes' own scripts and
+  styles; browsers fetch them only with the developer tools open. They are removed too.
 """
 
+from pathlib import Path
+
 PLOTLY_JS = "plotly/plotly.min.js"
+#: combined MathJax bundles and the node entry point: never fetched by another bundle
+MATHJAX_BUNDLES = ("tex-chtml.js", "tex-chtml-full.js", "tex-chtml-full-speech.js", "tex-mml-chtml.js",
+                   "tex-mml-svg.js", "tex-svg.js", "tex-svg-full.js", "mml-chtml.js", "mml-svg.js",
+                   "node-main.js")
 
 
 def add_plotly_where_used(app, pagename, templatename, context, doctree):
@@ -34,7 +46,26 @@ def drop_repeated_inline_scripts(app, pagename, templatename, context, doctree):
     scripts[:] = kept
 
 
+def drop_unused_mathjax_bundles(app, exc):
+    folder = Path(app.outdir) / "_static" / "mathjax"
+    used = Path(str(app.config.mathjax_path or "")).name
+    if exc is not None or not (folder / used).exists():
+        return  # a failed build, or MathJax not offline: leave everything
+    for name in MATHJAX_BUNDLES:
+        if name != used:
+            (folder / name).unlink(missing_ok=True)
+
+
+def drop_source_maps(app, exc):
+    if exc is None:
+        for path in (Path(app.outdir) / "_static").rglob("*.map"):
+            path.unlink()
+
+
 def setup(app):
     app.connect("html-page-context", add_plotly_where_used)
+    # after sphinx-mathjax-offline's copy, which runs at the default priority 500
+    app.connect("build-finished", drop_unused_mathjax_bundles, priority=900)
+    app.connect("build-finished", drop_source_maps, priority=900)
     app.connect("html-page-context", drop_repeated_inline_scripts, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
