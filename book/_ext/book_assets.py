@@ -15,6 +15,9 @@
   fonts, the SVG renderer and accessibility tools of the menu) stay.
 * The themes' source maps (``*.map``, 3.4 MB) are for debugging the themes' own scripts and
   styles; browsers fetch them only with the developer tools open. They are removed too.
+* The site carries no copies of its sources (``html_copy_source: false``), so the theme's
+  "download source" and "download notebook" buttons, which link into ``_sources/``, are
+  dropped; the "print to PDF" button stays.
 """
 
 from pathlib import Path
@@ -46,6 +49,17 @@ def drop_repeated_inline_scripts(app, pagename, templatename, context, doctree):
     scripts[:] = kept
 
 
+SOURCE_BUTTONS = {"download-source-button", "download-notebook-button"}
+
+
+def drop_source_download_buttons(app, pagename, templatename, context, doctree):
+    if app.config.html_copy_source:
+        return
+    for button in context.get("header_buttons", []):
+        if button.get("type") == "group":
+            button["buttons"] = [b for b in button.get("buttons", []) if b.get("label") not in SOURCE_BUTTONS]
+
+
 def drop_unused_mathjax_bundles(app, exc):
     folder = Path(app.outdir) / "_static" / "mathjax"
     used = Path(str(app.config.mathjax_path or "")).name
@@ -68,4 +82,6 @@ def setup(app):
     app.connect("build-finished", drop_unused_mathjax_bundles, priority=900)
     app.connect("build-finished", drop_source_maps, priority=900)
     app.connect("html-page-context", drop_repeated_inline_scripts, priority=900)
+    # after sphinx-book-theme's add_header_buttons (priority 501)
+    app.connect("html-page-context", drop_source_download_buttons, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
