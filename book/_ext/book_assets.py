@@ -18,6 +18,9 @@
 * The site carries no copies of its sources (``html_copy_source: false``), so the theme's
   "download source" and "download notebook" buttons, which link into ``_sources/``, are
   dropped; the "print to PDF" button stays.
+* API reference: the library documents its constants with ``#:`` prose comments. napoleon
+  reads the text before a first colon of such a docstring as the constant's type (and
+  Sphinx then looks up every word of it as a class): such docstrings are kept as written.
 """
 
 from pathlib import Path
@@ -60,6 +63,19 @@ def drop_source_download_buttons(app, pagename, templatename, context, doctree):
             button["buttons"] = [b for b in button.get("buttons", []) if b.get("label") not in SOURCE_BUTTONS]
 
 
+_CONSTANT_DOCSTRINGS = {}
+
+
+def remember_constant_docstring(app, what, name, obj, options, lines):
+    if what in ("data", "attribute"):
+        _CONSTANT_DOCSTRINGS[name] = list(lines)
+
+
+def restore_constant_docstring(app, what, name, obj, options, lines):
+    if what in ("data", "attribute") and name in _CONSTANT_DOCSTRINGS:
+        lines[:] = _CONSTANT_DOCSTRINGS.pop(name)
+
+
 def drop_unused_mathjax_bundles(app, exc):
     folder = Path(app.outdir) / "_static" / "mathjax"
     used = Path(str(app.config.mathjax_path or "")).name
@@ -77,6 +93,10 @@ def drop_source_maps(app, exc):
 
 
 def setup(app):
+    if "sphinx.ext.autodoc" in app.extensions:
+        # around napoleon's own docstring processing (priority 500)
+        app.connect("autodoc-process-docstring", remember_constant_docstring, priority=400)
+        app.connect("autodoc-process-docstring", restore_constant_docstring, priority=600)
     app.connect("html-page-context", add_plotly_where_used)
     # after sphinx-mathjax-offline's copy, which runs at the default priority 500
     app.connect("build-finished", drop_unused_mathjax_bundles, priority=900)

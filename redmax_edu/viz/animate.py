@@ -17,7 +17,7 @@ import numpy as np
 from .draw import draw_scene
 from .scene import Frame, Path, Scene, box_edges, cube_bounds, union_bounds
 
-__all__ = ["bodies_scene", "ground_grid", "animation_html", "offline_player_html"]
+__all__ = ["bodies_scene", "ground_grid", "animation_html", "offline_player_html", "FRAME_COLORS"]
 
 # matplotlib's player draws its buttons with Font Awesome icons loaded from a CDN; the book
 # loads nothing from the network, so the buttons get plain-text glyphs instead.
