@@ -46,6 +46,12 @@ def twin_text(notebook):
 
 
 def write_twin(notebook, root=ROOT, twin_root=None):
+    """Write the twin of ``notebook`` if it changed; the path written, else None.
+
+    A notebook outside ``root`` (a scratch copy) has no twin: nothing is written.
+    """
+    if not Path(notebook).resolve().is_relative_to(Path(root).resolve()):
+        return None
     path = twin_path(notebook, root, twin_root)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = twin_text(notebook)

@@ -204,3 +204,11 @@ def test_player_frames_are_palette_pngs_and_lighter():
     assert len(frames) == 4
     assert all(Image.open(io.BytesIO(base64.b64decode(f))).mode == "P" for f in frames)
     assert len(light) < 0.8 * len(heavy)
+
+
+def test_a_notebook_outside_the_repository_has_no_twin(sync_twins, tmp_path):
+    root, path = repo_with_notebook(tmp_path)
+    outside = tmp_path / "scratch.ipynb"
+    outside.write_bytes(path.read_bytes())
+    assert sync_twins.write_twin(outside, root) is None
+    assert sync_twins.twin_problems([outside], root, orphans=False) == []
