@@ -53,10 +53,14 @@ test: setup
 	$(PYTEST) tests/unit redmax_edu; $(ok_if_empty)
 	@echo "== tier 2: the book's quantitative claims"
 	$(PYTEST) tests/claims; $(ok_if_empty)
-	@echo "== tier 3: the notebooks' stored outputs (nbval), then the strict offline book build"
+	@echo "== tier 3: the notebooks' stored outputs (nbval), on this CPU's numeric kernels"
 	REDMAX_EDU_FAST=1 $(PYTEST) book exercises; $(ok_if_empty)
+	@echo "== tier 3b: nbval again under older computers' kernels (OpenBLAS core type, numpy SIMD level)"
+	REDMAX_EDU_FAST=1 $(BIN)/python tools/numeric_kernels.py --run -- $(PYTEST) book exercises
+	@echo "== tier 4: the strict offline book build, its offline assets and its weight"
 	$(MAKE) --no-print-directory build
 	$(BIN)/python tools/check_offline_html.py _build/html
+	$(BIN)/python tools/check_weight.py _build/html
 
 refresh: setup
 	$(BIN)/python tools/refresh_notebooks.py

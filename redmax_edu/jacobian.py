@@ -19,7 +19,7 @@ __all__ = ["jacobian", "jacobian_and_derivative", "fill_jacobian"]
 
 
 def fill_jacobian(model, kin, with_derivative=False):
-    """Algorithms 1 and 2 from the results of a forward sweep ``kin`` (a :class:`Kinematics`).
+    """Algorithms 1 and 2 from the results of a forward sweep ``kin`` (a :class:`.Kinematics`).
 
     Returns ``J`` (6n, nq), or ``(J, Jdot)`` when ``with_derivative`` (``kin`` must then
     carry the twists, i.e. come from ``forward_kinematics(model, q, qdot)``).

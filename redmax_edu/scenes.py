@@ -14,7 +14,7 @@ constraint, time span and step) was dumped from the reference code into
 
 Conventions of the data (its ``conventions`` block) and how they are read here:
 
-* units are cm, g, s; every number is converted with :data:`redmax_edu.units.CGS_TO_SI`
+* units are cm, g, s; every number is converted with ``redmax_edu.units.CGS_TO_SI``
   according to what it measures (a joint coordinate is an angle, a length or a spline
   parameter; a joint stiffness is a torque per radian or a force per metre ...);
 * ``E_pj0`` (a joint in its parent joint's frame at ``q = 0``) is ``Body.T_parent_joint``,

@@ -9,7 +9,9 @@ Checks that each notebook
   order, with no error outputs,
 * uses only known cell tags,
 * starts with a code cell calling ``setup(seed=...)``,
-* prints no local paths or memory addresses.
+* prints no local paths or memory addresses,
+* has an up-to-date text twin under ``text/`` (see tools/sync_twins.py), and no twin is
+  left without its notebook.
 
 Exits with status 1 and one line per problem when something is wrong.
 """
@@ -21,6 +23,7 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
 NOTEBOOK_DIRS = ("book", "exercises")
 KNOWN_TAGS = {"nbval-ignore-output", "hide-input", "hide-output", "hide-cell", "remove-input",
               "remove-output", "remove-cell", "solution", "student"}
@@ -110,6 +113,11 @@ def main(args):
         for problem in problems(path):
             print(f"{shown(path)}: {problem}")
             bad += 1
+    from sync_twins import twin_problems  # imports this module: not at the top
+
+    for problem in twin_problems(paths, root=ROOT, orphans=not args):
+        print(problem)
+        bad += 1
     print(f"check_notebooks: {len(paths)} notebooks, {bad} problems")
     return 1 if bad else 0
 

@@ -7,6 +7,7 @@ Timing metadata is not recorded and the widget state is stored, so that the buil
 shows the widgets. Plotly figures are stored without plotly.js, which the built page
 supplies (REDMAX_EDU_PLOTLY=page). BLAS runs single-threaded, as under test, so that the stored outputs
 are what ``pytest --nbval`` reproduces. Long runs are not shortened here (fast mode off).
+Each refreshed notebook's text twin (tools/sync_twins.py) is rewritten too.
 """
 
 import os
@@ -27,6 +28,7 @@ from nbclient import NotebookClient  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tools"))
 from check_notebooks import all_notebooks, clean_metadata, shown  # noqa: E402
+from sync_twins import write_twin  # noqa: E402
 
 
 def refresh(path):
@@ -36,6 +38,7 @@ def refresh(path):
     client.execute()
     clean_metadata(nb)
     nbformat.write(nb, path)
+    write_twin(path)  # the text twin follows its notebook (tools/sync_twins.py)
 
 
 def main(args):

@@ -9,9 +9,27 @@
 * Inline configuration scripts that Jupyter Book's extensions add twice to every page are
   kept once: sphinx-thebe's ``const THEBE_JS_URL = ...``, declared twice, is a JavaScript
   error in every reader's console.
+* The offline MathJax (sphinx-mathjax-offline) is copied whole: nine combined bundles of
+  which the pages load one (``mathjax_path``). The others (14 MB, a third of the site) are
+  removed after the copy; the pieces the loaded bundle fetches on demand (TeX extensions,
+  fonts, the SVG renderer and accessibility tools of the menu) stay.
+* The themes' source maps (``*.map``, 3.4 MB) are for debugging the themes' own scripts and
+  styles; browsers fetch them only with the developer tools open. They are removed too.
+* The site carries no copies of its sources (``html_copy_source: false``), so the theme's
+  "download source" and "download notebook" buttons, which link into ``_sources/``, are
+  dropped; the "print to PDF" button stays.
+* API reference: the library documents its constants with ``#:`` prose comments. napoleon
+  reads the text before a first colon of such a docstring as the constant's type (and
+  Sphinx then looks up every word of it as a class): such docstrings are kept as written.
 """
 
+from pathlib import Path
+
 PLOTLY_JS = "plotly/plotly.min.js"
+#: combined MathJax bundles and the node entry point: never fetched by another bundle
+MATHJAX_BUNDLES = ("tex-chtml.js", "tex-chtml-full.js", "tex-chtml-full-speech.js", "tex-mml-chtml.js",
+                   "tex-mml-svg.js", "tex-svg.js", "tex-svg-full.js", "mml-chtml.js", "mml-svg.js",
+                   "node-main.js")
 
 
 def add_plotly_where_used(app, pagename, templatename, context, doctree):
@@ -34,7 +52,56 @@ def drop_repeated_inline_scripts(app, pagename, templatename, context, doctree):
     scripts[:] = kept
 
 
+SOURCE_BUTTONS = {"download-source-button", "download-notebook-button"}
+
+
+def drop_source_download_buttons(app, pagename, templatename, context, doctree):
+    if app.config.html_copy_source:
+        return
+    for button in context.get("header_buttons", []):
+        if button.get("type") == "group":
+            button["buttons"] = [b for b in button.get("buttons", []) if b.get("label") not in SOURCE_BUTTONS]
+
+
+_CONSTANT_DOCSTRINGS = {}
+
+
+def remember_constant_docstring(app, what, name, obj, options, lines):
+    if what in ("data", "attribute"):
+        _CONSTANT_DOCSTRINGS[name] = list(lines)
+
+
+def restore_constant_docstring(app, what, name, obj, options, lines):
+    if what in ("data", "attribute") and name in _CONSTANT_DOCSTRINGS:
+        lines[:] = _CONSTANT_DOCSTRINGS.pop(name)
+
+
+def drop_unused_mathjax_bundles(app, exc):
+    folder = Path(app.outdir) / "_static" / "mathjax"
+    used = Path(str(app.config.mathjax_path or "")).name
+    if exc is not None or not (folder / used).exists():
+        return  # a failed build, or MathJax not offline: leave everything
+    for name in MATHJAX_BUNDLES:
+        if name != used:
+            (folder / name).unlink(missing_ok=True)
+
+
+def drop_source_maps(app, exc):
+    if exc is None:
+        for path in (Path(app.outdir) / "_static").rglob("*.map"):
+            path.unlink()
+
+
 def setup(app):
+    if "sphinx.ext.autodoc" in app.extensions:
+        # around napoleon's own docstring processing (priority 500)
+        app.connect("autodoc-process-docstring", remember_constant_docstring, priority=400)
+        app.connect("autodoc-process-docstring", restore_constant_docstring, priority=600)
     app.connect("html-page-context", add_plotly_where_used)
+    # after sphinx-mathjax-offline's copy, which runs at the default priority 500
+    app.connect("build-finished", drop_unused_mathjax_bundles, priority=900)
+    app.connect("build-finished", drop_source_maps, priority=900)
     app.connect("html-page-context", drop_repeated_inline_scripts, priority=900)
+    # after sphinx-book-theme's add_header_buttons (priority 501)
+    app.connect("html-page-context", drop_source_download_buttons, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

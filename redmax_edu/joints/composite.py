@@ -208,7 +208,7 @@ class Free2D(Composite):
 class Free3DEuler(Composite):
     """Free motion in 3D: ``q = (p, euler)``, ``Q = Trans(p) Rot_chart(euler)`` (Eq. 2.62-2.64).
 
-    Translational then spherical (Euler angles in ``chart``); :meth:`reparameterize` switches
+    Translational then spherical (Euler angles in ``chart``); :meth:`~Composite.reparameterize` switches
     the chart of the rotational part (§2.4.5).
 
     Parameters
@@ -252,7 +252,7 @@ class Free3DExp(Composite):
     ``Q = Trans(p) Rot(exp r)``, so p is the child's position in the parent frame (Eq. 2.63-2.64).
     ``order="rotate_first"`` (the reference JointFree of scene 33): ``q = (r, p)``,
     ``Q = Rot(exp r) Trans(p)``, so p is measured along the rotated axes (Eq. 2.65-2.66).
-    :meth:`reparameterize` shortens r as :class:`~redmax_edu.joints.exponential.SphericalExp` does.
+    :meth:`~Composite.reparameterize` shortens r as :class:`~redmax_edu.joints.exponential.SphericalExp` does.
 
     Parameters
     ----------

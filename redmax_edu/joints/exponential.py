@@ -15,7 +15,7 @@ no division by ``t``:
 
 Near ``t = 0`` the four coefficients come from their Taylor series (the limit of Eq. 2.48 at
 ``q = 0`` is ``S = I``); elsewhere from the closed forms, which lose no accuracy to cancellation
-once ``t`` exceeds :data:`_SERIES_BELOW`.
+once ``t`` exceeds ``_SERIES_BELOW``.
 
 Taught in book/02_reduced/04_joints.
 """

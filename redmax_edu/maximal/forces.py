@@ -1,6 +1,6 @@
 """Forces on rigid bodies in maximal coordinates, each with its stiffness and damping matrices (§1.9).
 
-A force acting on a system of n bodies returns three arrays (:class:`ForceTerms`):
+A force acting on a system of n bodies returns three arrays (:class:`.ForceTerms`):
 
 * ``f``, shape (6n,): one wrench ``(torque, force)`` per body, in body coordinates;
 * ``K = df/dq``, shape (6n, 6n): its derivative with respect to the poses, where body i's

@@ -114,7 +114,7 @@ class System:
         return E, phi
 
     def evaluate(self, E, phi):
-        """Sum of all forces with their stiffness and damping matrices (:class:`ForceTerms`)."""
+        """Sum of all forces with their stiffness and damping matrices (:class:`.ForceTerms`)."""
         total = ForceTerms.zeros(self.n)
         for force in self._internal + self.forces:
             total = total + force.evaluate(E, phi)

@@ -2,9 +2,13 @@
 
 A player stores its frames as images inside the page, so it works in the published book
 without a kernel: play, pause and scrub. Keep animations short (a few dozen frames):
-every frame is an image in the notebook.
+every frame is an image in the notebook. The frames are stored as palette PNGs of
+:data:`FRAME_COLORS` colours, which line drawings on white need, at about a third of the
+bytes of matplotlib's full-colour frames.
 """
 
+import base64
+import io
 import re
 
 import matplotlib.pyplot as plt
@@ -13,7 +17,7 @@ import numpy as np
 from .draw import draw_scene
 from .scene import Frame, Path, Scene, box_edges, cube_bounds, union_bounds
 
-__all__ = ["bodies_scene", "ground_grid", "animation_html", "offline_player_html"]
+__all__ = ["bodies_scene", "ground_grid", "animation_html", "offline_player_html", "FRAME_COLORS"]
 
 # matplotlib's player draws its buttons with Font Awesome icons loaded from a CDN; the book
 # loads nothing from the network, so the buttons get plain-text glyphs instead.
@@ -23,6 +27,10 @@ _BUTTON_GLYPHS = {
     "fa fa-play fa-flip-horizontal": "&#9664;", "fa fa-pause": "||", "fa fa-play": "&#9654;",
     "fa fa-step-forward": "|&#9655;", "fa fa-fast-forward": "&#9655;|", "fa fa-plus": "+",
 }
+
+#: colours of a player's frame (a palette PNG); line drawings on white need few
+FRAME_COLORS = 64
+_PNG_FRAME = re.compile(r"data:image/png;base64,((?:[A-Za-z0-9+/=]|\\\n)+)")
 
 BODY_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
@@ -134,7 +142,8 @@ def offline_player_html(animation, fig, dpi=None):
 
     The player's buttons use font-awesome icons from a CDN; they are replaced by plain
     Unicode glyphs so that the page loads nothing from the network. With ``dpi`` the frames
-    are saved at that resolution (``to_jshtml`` otherwise uses ``savefig.dpi``).
+    are saved at that resolution (``to_jshtml`` otherwise uses ``savefig.dpi``). The frames
+    are stored as palette PNGs of :data:`FRAME_COLORS` colours.
     """
     with plt.rc_context({} if dpi is None else {"savefig.dpi": dpi}):
         html = animation.to_jshtml(default_mode="loop")
@@ -142,4 +151,16 @@ def offline_player_html(animation, fig, dpi=None):
     html = _CDN_STYLESHEET.sub("", html)
     for icon, glyph in _BUTTON_GLYPHS.items():
         html = html.replace(f'<i class="{icon}"></i>', glyph)
-    return html
+    return _PNG_FRAME.sub(_palette_frame, html)
+
+
+def _palette_frame(match):
+    """One ``data:`` PNG frame of a player again, as a palette PNG when that is smaller."""
+    from PIL import Image
+
+    raw = base64.b64decode(match.group(1).replace("\\\n", ""))
+    image = Image.open(io.BytesIO(raw)).convert("RGB")
+    buffer = io.BytesIO()
+    image.quantize(FRAME_COLORS, method=Image.Quantize.MEDIANCUT).save(buffer, "png", optimize=True)
+    png = buffer.getvalue() if len(buffer.getvalue()) < len(raw) else raw
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")

@@ -46,7 +46,7 @@ def _slider(value, lo, hi, description, step=0.05):
 
 
 def twist_explorer(phi=None, t=1.0):
-    """Sliders for the six twist coordinates and the time ``t`` of :func:`twist_scene`.
+    """Sliders for the six twist coordinates and the time ``t`` of :func:`.twist_scene`.
 
     Starts at ``phi`` (default: the first of ``TWIST_PRESETS``, as in the static figure).
     """
@@ -65,7 +65,7 @@ def twist_explorer(phi=None, t=1.0):
 
 
 def adjoint_explorer(s=0.0):
-    """A slider that moves the observer frame b of :func:`adjoint_scene` (``observer_pose(s)``)."""
+    """A slider that moves the observer frame b of :func:`.adjoint_scene` (``observer_pose(s)``)."""
     return scene_widget(lambda s: adjoint_scene(observer_pose(s)), {"s": _slider(s, 0.0, 1.0, "observer s")},
                         columns=1)
 
@@ -98,7 +98,7 @@ def force_explorer(examples):
 
 
 def joint_explorer(kind="revolute"):
-    """Pick a joint type and drag its coordinates: the scene of :func:`joint_scene`, redrawn live.
+    """Pick a joint type and drag its coordinates: the scene of :func:`.joint_scene`, redrawn live.
 
     Starts at the preset ``kind`` of :data:`~redmax_edu.viz.joint_explorer.JOINT_PRESETS` with
     its starting coordinates (the first panel of the joints page's static figure). Sliders

@@ -148,6 +148,9 @@ def test_main_returns_1_and_lists_problems_of_a_repository_notebook(check_notebo
     break_tag(bad)
     nbformat.write(bad, root / "book" / "bad.ipynb")
     nbformat.write(clean_notebook(), root / "book" / "good.ipynb")
+    sync_twins = load_tool("sync_twins")
+    for name in ("bad", "good"):
+        sync_twins.write_twin(root / "book" / f"{name}.ipynb", root)
     monkeypatch.setattr(check_notebooks, "ROOT", root)
     assert check_notebooks.main([]) == 1
     out = capsys.readouterr().out
