@@ -134,7 +134,7 @@ def animation_html(scenes, *, interval=60, figsize=(4.6, 4.6), dpi=72, elev=20, 
         return []
 
     animation = FuncAnimation(fig, draw, frames=len(scenes), interval=interval, blit=False)
-    return offline_player_html(animation, fig)
+    return offline_player_html(animation, fig, dpi=dpi)
 
 
 def offline_player_html(animation, fig, dpi=None):
