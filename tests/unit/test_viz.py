@@ -303,3 +303,24 @@ def test_union_bounds_contains_every_scene():
     for s in scenes:
         assert (b[:, 0] <= s.bounds[:, 0] + 1e-12).all() and (s.bounds[:, 1] <= b[:, 1] + 1e-12).all()
     assert np.ptp(b, axis=1) == pytest.approx(np.ptp(b[0]))  # a cube
+
+
+def _first_frame_size(html):
+    import base64
+    import io
+    import re
+
+    from PIL import Image
+
+    data = re.search(r"data:image/png;base64,([A-Za-z0-9+/=\\\n]+)", html).group(1)
+    return Image.open(io.BytesIO(base64.b64decode(data.replace("\\\n", "")))).size
+
+
+@pytest.mark.parametrize("dpi", [30, 50])
+def test_animation_html_saves_frames_at_the_dpi_it_is_given(dpi):
+    from redmax_edu.viz.animate import animation_html
+
+    scenes = [twist_scene(TWIST_PRESETS["pure rotation"], t) for t in (0.0, 0.5)]
+    # figsize (2, 2) inches at dpi pixels per inch; savefig's tight box may trim a few pixels
+    width, height = _first_frame_size(animation_html(scenes, figsize=(2, 2), dpi=dpi))
+    assert abs(width - 2 * dpi) <= 4 and abs(height - 2 * dpi) <= 4
