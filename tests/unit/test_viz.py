@@ -321,6 +321,8 @@ def test_animation_html_saves_frames_at_the_dpi_it_is_given(dpi):
     from redmax_edu.viz.animate import animation_html
 
     scenes = [twist_scene(TWIST_PRESETS["pure rotation"], t) for t in (0.0, 0.5)]
-    # figsize (2, 2) inches at dpi pixels per inch; savefig's tight box may trim a few pixels
-    width, height = _first_frame_size(animation_html(scenes, figsize=(2, 2), dpi=dpi))
+    # figsize (2, 2) inches at dpi pixels per inch; savefig's tight box may trim a few pixels.
+    # The book sets savefig.dpi (redmax_edu._book.setup): the player's dpi must win over it.
+    with plt.rc_context({"savefig.dpi": 96}):
+        width, height = _first_frame_size(animation_html(scenes, figsize=(2, 2), dpi=dpi))
     assert abs(width - 2 * dpi) <= 4 and abs(height - 2 * dpi) <= 4
