@@ -80,30 +80,66 @@ def bungee():
 
 
 def test_s1_8_energy_behaviour_of_the_three_euler_methods(bungee):
-    """§1.8: over 10 s at h = 0.01, explicit Euler's energy grows more than tenfold,
-    symplectic Euler's stays within 0.3 J, linearly implicit Euler's never rises, and RK45's
-    is constant to 1e-7."""
+    """§1.8: over 10 s at h = 0.01, explicit Euler gains more than 20 J (over 100 times the
+    initial kinetic energy), linearly implicit Euler's energy never rises, and RK45's is
+    constant to 1e-7."""
     _, system, E0, phi0 = bungee
-    runs = {m: simulate(system, E0, phi0, 0.01, 1000, method=m)
-            for m in ("explicit", "symplectic", "implicit")}
+    runs = {m: simulate(system, E0, phi0, 0.01, 1000, method=m) for m in ("explicit", "implicit")}
     e0 = runs["explicit"].energy[0]
-    assert runs["explicit"].energy[-1] > 10 * e0
-    assert np.abs(runs["symplectic"].energy - e0).max() < 0.3
+    gain = runs["explicit"].energy[-1] - e0
+    assert gain > 20 and gain > 100 * runs["explicit"].kinetic[0]
     assert np.all(np.diff(runs["implicit"].energy) <= 1e-12) and runs["implicit"].energy[-1] < e0
     reference = simulate_rk45(system, E0, phi0, 10.0)
     assert np.abs(reference.energy - e0).max() < 1e-7
 
 
+def _mean_change(run, second, per_second=100):
+    return (run.energy[per_second * (second - 1): per_second * second + 1] - run.energy[0]).mean()
+
+
+def test_s1_8_symplectic_energy_creeps_up_for_the_spinning_box_only(bungee):
+    """§1.8: at h = 0.01 symplectic Euler's mean energy change is 0.16 J over the 10th second
+    and 1.79 J over the 40th (the page prints both to 0.01 J); thrown without the spin the
+    energy stays within 0.1 J of the start for 40 s."""
+    _, system, E0, phi0 = bungee
+    run = simulate(system, E0, phi0, 0.01, 4000, method="symplectic")
+    assert round(_mean_change(run, 10), 2) == 0.16
+    assert round(_mean_change(run, 40), 2) == 1.79
+    assert _mean_change(run, 40) > 10 * _mean_change(run, 10) > 0  # it climbs, it does not wobble
+    calm_phi = phi0.copy()
+    calm_phi[0, 2] = 0.0
+    calm = simulate(system, E0, calm_phi, 0.01, 4000, method="symplectic")
+    assert np.abs(calm.energy - calm.energy[0]).max() < 0.1
+
+
+def test_s1_8_coriolis_wrench_turns_each_part_without_coupling_them(rng):
+    """§1.8: at the centre of mass, ad(phi)^T M phi = -(w x I w, w x m v): the rotational part
+    depends on w only and the translational part is m v turned by w."""
+    from redmax_edu.lie import ad
+
+    I, m = np.diag(rng.uniform(0.5, 2.0, 3)), 1.7
+    M = np.block([[I, np.zeros((3, 3))], [np.zeros((3, 3)), m * np.eye(3)]])
+    w, v = rng.standard_normal(3), rng.standard_normal(3)
+    wrench = ad(np.concatenate([w, v])).T @ M @ np.concatenate([w, v])
+    np.testing.assert_allclose(wrench, -np.concatenate([np.cross(w, I @ w), np.cross(w, m * v)]), atol=1e-12)
+
+
 def test_s1_8_all_three_methods_are_first_order(bungee):
-    """§1.8: 'All three are first-order methods' (fitted slope within 0.5 of 1)."""
+    """§1.8: 'All three are first-order methods': the observed order log2(e(h)/e(h/2)) from
+    h = 2.5 ms to 1.25 ms is within 0.1 of 1 (the O(h^2) error term shifts it by O(h)), and
+    the observed orders approach 1 as h shrinks; the page prints them to 0.01 (1.02, 1.00, 0.98)."""
     _, system, E0, phi0 = bungee
     reference = simulate_rk45(system, E0, phi0, 1.0, samples=2)
-    steps = np.array([0.02, 0.01, 0.005, 0.0025])
+    steps = 0.02 / 2.0 ** np.arange(5)
+    printed = {"explicit": "1.02", "symplectic": "1.00", "implicit": "0.98"}
     for method in ("explicit", "symplectic", "implicit"):
         ends = [simulate(system, E0, phi0, h, int(round(1 / h)), method=method).E[-1, 0, :3, 3]
                 for h in steps]
-        errors = [np.linalg.norm(end - reference.E[-1, 0, :3, 3]) for end in ends]
-        assert abs(np.polyfit(np.log(steps), np.log(errors), 1)[0] - 1) < 0.5
+        errors = np.array([np.linalg.norm(end - reference.E[-1, 0, :3, 3]) for end in ends])
+        orders = np.log2(errors[:-1] / errors[1:])
+        assert abs(orders[-1] - 1) < 0.1
+        assert abs(orders[-1] - 1) < abs(orders[0] - 1)
+        assert f"{orders[-1]:.2f}" == printed[method]
 
 
 def test_s1_8_offset_spring_defeats_symplectic_but_not_implicit_euler(bungee):
