@@ -380,6 +380,32 @@ def test_s1_13_box_slides_above_arctan_mu_as_the_analytic_answer(box, theta):
     assert qp_lift > 1e-4
 
 
+def test_s1_13_qp_lifts_the_sliding_box_by_up_to_2_3_cm(box):
+    """§1.13: over the page's slopes (28 to 44 degrees, mu = 0.5) the single QP lifts the
+    sliding box off the plane by up to 2.3 cm (printed to 0.1 cm), Gauss-Seidel by less than
+    a micrometre."""
+    angles = np.arange(10, 46, 2.0)
+    sliding = angles[angles > np.degrees(np.arctan(0.5))]
+    lift = max(_incline(box, a, "qp")[1] for a in sliding)
+    assert f"{100 * lift:.1f}" == "2.3"
+    assert abs(_incline(box, 44.0, "pgs")[1]) < 1e-6
+
+
+def test_s1_11_contact_impulses_push_eq_1_99_corrected():
+    """§1.11 warning box: with the contact impulses alpha >= 0 the velocities satisfy
+    M Phi = f + N^T alpha (the writeup's Eq. 1.99 has the other sign): a box pushed into
+    the ground gets a positive alpha and a non-negative normal velocity."""
+    from redmax_edu.maximal.solve import contact_qp
+
+    M = np.diag([1.0, 2.0])
+    f = np.array([0.3, -4.0])  # pushes into the "ground" along the second coordinate
+    N = np.array([[0.0, 1.0]])
+    sol = contact_qp(M, f, N=N, r_N=np.zeros(1))
+    assert sol.alpha[0] > 0
+    np.testing.assert_allclose(M @ sol.phi, f + N.T @ sol.alpha, atol=1e-7)
+    assert N @ sol.phi >= -1e-9
+
+
 # --- ArtiSynth aside: solvers (page 12) -------------------------------------------------------
 
 def test_aside_qp_and_lcp_give_the_same_solution(rng):
