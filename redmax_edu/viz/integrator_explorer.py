@@ -129,7 +129,7 @@ def _padded(lo, hi):
     return [float(lo - pad), float(hi + pad)]
 
 
-def integrator_player(runs, *, methods=METHODS, steps=STEP_SIZES, points=200, height=420):
+def integrator_player(runs, *, methods=METHODS, steps=STEP_SIZES, points=200, height=460):
     """Kernel-free layer: a plotly figure with one frame per (method, h) and a slider over them.
 
     The first frame is ``(methods[0], steps[0])``. Each frame holds at most about ``points``
@@ -176,8 +176,8 @@ def integrator_player(runs, *, methods=METHODS, steps=STEP_SIZES, points=200, he
                                         transition=dict(duration=0))])
               for k, (m, h) in enumerate(keys)]
     fig.update_layout(
-        height=height, margin=dict(l=50, r=10, t=40, b=10), **ranges(e, z),
-        legend=dict(orientation="h", x=0.0, y=1.15),
+        height=height, margin=dict(l=50, r=10, t=80, b=10), **ranges(e, z),
+        legend=dict(orientation="h", x=0.0, y=1.25, yanchor="bottom"),
         sliders=[dict(active=0, steps=steps_, currentvalue=dict(prefix="method, step (s): "),
                       x=0.0, len=1.0, y=-0.12, yanchor="top", pad=dict(t=30))],
     )

@@ -124,6 +124,23 @@ def test_s1_8_coriolis_wrench_turns_each_part_without_coupling_them(rng):
     np.testing.assert_allclose(wrench, -np.concatenate([np.cross(w, I @ w), np.cross(w, m * v)]), atol=1e-12)
 
 
+def test_s1_8_explorer_trends_over_the_step_grid(bungee):
+    """§1.8, integrator explorer: over h = 40, 20, 10, 5 ms (10 s runs), explicit Euler's
+    energy explodes at the largest step (gain above 1000 J), symplectic Euler's energy change
+    at 10 s shrinks with the step, and linearly implicit Euler's loss grows with it."""
+    from redmax_edu.viz.integrator_explorer import STEP_SIZES, integrator_runs
+
+    _, system, E0, phi0 = bungee
+    grid = integrator_runs(system, E0, phi0, 10.0, samples=11)
+    change = {(m, h): grid.get(m, h).energy[-1] - grid.get(m, h).energy[0]
+              for m in ("explicit", "symplectic", "implicit") for h in STEP_SIZES}
+    assert change[("explicit", STEP_SIZES[0])] > 1000
+    sym = [change[("symplectic", h)] for h in STEP_SIZES]
+    imp = [change[("implicit", h)] for h in STEP_SIZES]
+    assert all(a > b > 0 for a, b in zip(sym, sym[1:], strict=False))
+    assert all(a < b < 0 for a, b in zip(imp, imp[1:], strict=False))
+
+
 def test_s1_8_all_three_methods_are_first_order(bungee):
     """§1.8: 'All three are first-order methods': the observed order log2(e(h)/e(h/2)) from
     h = 2.5 ms to 1.25 ms is within 0.1 of 1 (the O(h^2) error term shifts it by O(h)), and
@@ -299,6 +316,38 @@ def test_s1_12_stiff_soft_joint_is_a_baumgarte_joint_with_gain_one_over_h_half_p
     _, phi_plain, _ = step(system, E, phi, h)
     np.testing.assert_allclose(phi_soft, phi_rigid, atol=1e-6)
     assert np.abs(phi_soft - phi_plain).max() > 1e-3  # the built-in correction is really there
+
+
+def test_s1_12_explorer_gap_falls_as_the_gain_grows():
+    """Page 10, Baumgarte explorer: over the grid gamma = 0, 1, 3, 10, 30, 100 1/s the largest
+    joint gap of the double pendulum falls with every increase of the gain."""
+    from redmax_edu.viz.baumgarte_explorer import GAINS, baumgarte_runs
+
+    system, E = _double_pendulum()
+    drift = baumgarte_runs(system, E, np.zeros((2, 6)), 0.005, 2000)
+    gaps = [drift.gap[g].max() for g in GAINS]
+    assert all(a > b for a, b in zip(gaps, gaps[1:], strict=False))
+
+
+def test_s1_12_gain_one_over_h_removes_the_error_to_first_order_in_one_step():
+    """Page 10: at gamma h = 1 one step removes the joint error to first order: what is left
+    is below 5% of it and shrinks about quadratically with the error (ten times smaller
+    error, at least five times smaller ratio), while without the gain the error stays."""
+    from redmax_edu.viz.baumgarte_explorer import joint_drift
+
+    system, E0 = _double_pendulum()
+    h = 0.005
+    ratios = []
+    for size in (1e-2, 1e-3):
+        rng = np.random.default_rng(5)
+        E = E0 @ np.stack([exp_se3(size * rng.standard_normal(6)) for _ in range(2)])
+        before = joint_drift(system, E)[0]
+        after = {g: joint_drift(system, step(system, E, np.zeros((2, 6)), h, baumgarte=g)[0])[0]
+                 for g in (0.0, 1.0 / h)}
+        assert after[0.0] > 0.5 * before
+        ratios.append(after[1.0 / h] / before)
+    assert ratios[0] < 0.05
+    assert ratios[1] < ratios[0] / 5
 
 
 @pytest.mark.parametrize("alpha", [1e-2, 1e-3, 1e-4])
