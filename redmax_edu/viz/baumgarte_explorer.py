@@ -130,14 +130,17 @@ def baumgarte_runs(system, E0, phi0, h, steps, gains=GAINS):
 
 
 def baumgarte_figure(runs, gains, *, height=4.0):
-    """Static layer: one column per gain, the joint gap (m) on top and the tilt (rad) below, log scale.
+    """Static layer: one column per gain, the joint gap (m) on top and the tilt (rad) below.
+
+    Both rows share one log scale from 1e-17 to 1, so that round-off (drawn at 1e-16 when
+    exactly zero) reads as such next to a real drift.
 
     Returns the matplotlib figure.
     """
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(2, len(gains), figsize=(3.2 * len(gains), height), sharex=True,
-                             sharey="row", squeeze=False)
+                             sharey=True, squeeze=False)
     for col, gain in enumerate(gains):
         run = runs.get(gain)
         t = run.t[1:]
@@ -146,6 +149,7 @@ def baumgarte_figure(runs, gains, *, height=4.0):
         top.set_title(f"gamma = {gain:g} 1/s", fontsize=9)
         bottom.semilogy(t, np.maximum(runs.tilt[float(gain)][1:], 1e-16), color="C3")
         bottom.set_xlabel("t (s)")
+    axes[0, 0].set_ylim(1e-17, 1.0)  # both rows on the same decades; exact zeros sit at 1e-16
     axes[0, 0].set_ylabel("joint gap (m)")
     axes[1, 0].set_ylabel("axis tilt (rad)")
     fig.tight_layout()
@@ -187,7 +191,7 @@ def baumgarte_player(runs, gains=GAINS, *, points=200, height=380):
                   args=[[str(k)], dict(mode="immediate", frame=dict(duration=0, redraw=True),
                                        transition=dict(duration=0))])
              for k, g in enumerate(gains)]
-    fig.update_yaxes(type="log", range=yrange)
+    fig.update_yaxes(type="log", range=yrange, exponentformat="power", dtick=3)
     fig.update_xaxes(title_text="t (s)")
     slider = dict(active=0, steps=steps, currentvalue=dict(prefix="Baumgarte gamma (1/s): "),
                   x=0.0, len=1.0, y=-0.15, yanchor="top", pad=dict(t=30))
