@@ -286,6 +286,22 @@ def _double_pendulum():
     return system, E
 
 
+def test_s1_12_each_step_makes_a_position_error_of_order_h_squared():
+    """§1.12: from a state that satisfies the joints (twists in the null space of G), one step
+    leaves a joint gap of order h^2: halving h divides it by 4 (3.5 to 4.5, tending to 4)."""
+    from redmax_edu.viz.baumgarte_explorer import joint_drift
+
+    system, E = _double_pendulum()
+    G = np.vstack([j.jacobian(E) for j in system.joints])
+    null = np.linalg.svd(G)[2][-2:]  # the two twists the hinges allow
+    phi = (3.0 * null.T @ np.array([1.0, 0.7])).reshape(2, 6)
+    assert joint_drift(system, E)[0] < 1e-12 and np.abs(G @ phi.ravel()).max() < 1e-12
+    gaps = [joint_drift(system, step(system, E, phi, h)[0])[0] for h in (0.01, 0.005, 0.0025)]
+    ratios = [gaps[0] / gaps[1], gaps[1] / gaps[2]]
+    assert all(3.5 < r < 4.5 for r in ratios)
+    assert abs(ratios[1] - 4) < abs(ratios[0] - 4)
+
+
 def test_s1_12_double_pendulum_drifts_and_baumgarte_bounds_it():
     """§1.12: without stabilisation the double pendulum's joint points drift more than 1 cm
     apart in 10 s (a gap in metres, not a mix of metres and radians); Baumgarte with
