@@ -3,11 +3,14 @@
 One step of size h computes new body twists from the velocity-level equations
 
     A phi+ = b,   explicit and symplectic Euler (Eq. 1.28):  A = M,  b = M phi + h f
-                  linearly implicit Euler:                   A = M - h D - h^2 K,
+                  linearly implicit Euler, every force
+                  linearised (method "implicit"):            A = M - h D - h^2 K,
                                                              b = M phi + h (f - D phi)
 
-(the implicit step linearises the forces at the end of the step with their stiffness K and
-damping D; ArtiSynth notes §0.9.2), subject to the joints and contacts of the system, and
+(the implicit step linearises every force at the end of the step with its stiffness K and
+damping D, gravity and the Coriolis wrench included; ArtiSynth notes §0.9.2. Part 2's
+``integrators.simulate(method="euler")`` is a different scheme of the same name, Eq. 2.86,
+in which only springs and dampers are implicit), subject to the joints and contacts of the system, and
 then moves each pose along its twist on SE(3) (Eq. 1.29):
 
     E+ = E exp(h [phi])     with phi the old twist (explicit) or the new one (the others).
@@ -94,6 +97,7 @@ def step(system, E, phi, h, method="symplectic", *, baumgarte=0.0, contact_corre
     phi : array_like, shape (n, 6)
     h : float
     method : {"explicit", "symplectic", "implicit"}
+        "implicit" is linearly implicit Euler with every force linearised (Part 1's scheme).
     baumgarte : float
         Rate ``gamma`` (1/s) of velocity-level Baumgarte stabilisation of rigid joints,
         ``G phi+ = -gamma g`` (Eq. 1.97); 0 is plain velocity-level constraints, which drift.

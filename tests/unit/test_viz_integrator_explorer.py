@@ -1,0 +1,68 @@
+"""The integrator explorer of §1.8: one set of runs feeding a static figure, a plotly player and a widget."""
+
+import numpy as np
+import pytest
+
+from redmax_edu.lie import exp_se3
+from redmax_edu.maximal.body import RigidBody
+from redmax_edu.maximal.forces import Attachment, PointSpring
+from redmax_edu.maximal.system import System
+from redmax_edu.viz.integrator_explorer import (
+    integrator_figure,
+    integrator_player,
+    integrator_runs,
+)
+
+STEPS = (0.1, 0.05)
+
+
+@pytest.fixture(scope="module")
+def grid():
+    box = RigidBody.cuboid("box", [0.4, 0.3, 0.2], mass=1.0)
+    system = System([box], forces=[PointSpring(Attachment(0, [0, 0, 0]), Attachment(-1, [0, 0, 0]), 20.0)])
+    E0 = exp_se3([0.3, 0.2, 0.1, 0.5, 0.0, -0.8])[None]
+    phi0 = np.array([[0.0, 0.0, 1.0, 0.5, 0.0, 0.0]])
+    return integrator_runs(system, E0, phi0, 1.0, steps=STEPS, samples=51)
+
+
+def test_runs_cover_every_method_and_step(grid):
+    assert sorted(grid.runs) == sorted((m, h) for m in ("explicit", "symplectic", "implicit") for h in STEPS)
+    assert grid.get("symplectic", 0.05).t[-1] == pytest.approx(1.0)
+
+
+def test_static_figure_has_an_energy_and_a_height_panel_per_setting(grid):
+    fig = integrator_figure(grid, [("explicit", 0.1), ("implicit", 0.05)])
+    assert len(fig.axes) == 4
+    assert "explicit" in fig.axes[0].get_title()
+
+
+def test_player_has_one_frame_per_setting_and_every_frame_redraws(grid):
+    pytest.importorskip("plotly")
+    fig = integrator_player(grid, steps=STEPS, points=20)
+    assert len(fig.frames) == 6 and len(fig.layout.sliders[0].steps) == 6
+    energies = [np.array(frame.data[0].y) for frame in fig.frames]
+    # every slider position shows a different curve, so no step moves without a redraw
+    for a in range(len(energies)):
+        for b in range(a + 1, len(energies)):
+            assert len(energies[a]) != len(energies[b]) or not np.allclose(energies[a], energies[b])
+    # the first frame is what the figure shows before the slider moves
+    np.testing.assert_allclose(fig.data[0].y, fig.frames[0].data[0].y)
+    assert all(len(frame.data[0].y) <= 2 * 20 + 1 for frame in fig.frames)
+
+
+def test_widget_starts_at_the_static_figures_first_panel(grid):
+    pytest.importorskip("ipywidgets")
+    from redmax_edu.viz.integrator_explorer import integrator_widget
+
+    box = integrator_widget(grid, method="explicit", h=0.1)
+    method, h = box.children[0].children
+    assert (method.value, h.value) == ("explicit", 0.1)
+
+
+def test_bad_arguments_are_refused(grid):
+    with pytest.raises(ValueError, match="steps"):
+        integrator_runs(grid.system, grid.E0, grid.phi0, 1.0, steps=(0.3,))
+    with pytest.raises(ValueError, match="t_end"):
+        integrator_runs(grid.system, grid.E0, grid.phi0, -1.0)
+    with pytest.raises(ValueError, match="method"):
+        grid.get("rk4", 0.1)
