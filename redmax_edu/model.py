@@ -22,13 +22,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ._validate import as_array, as_transform
+from ._validate import as_array, as_instance, as_transform
 from .deformable import DeformableSpring
 from .inertia import MassProperties
 from .joints import Joint, joint_from_spec
 from .units import GRAVITY
 
-__all__ = ["Body", "Model", "model_from_dict", "SCENE_FORMAT"]
+__all__ = ["Body", "Model", "model_from_dict", "check_model", "SCENE_FORMAT"]
 
 #: The ``format`` tag of the JSON scene format.
 SCENE_FORMAT = "redmax_edu-peers/1"
@@ -325,6 +325,11 @@ class Model:
         if self.deformables:
             out["deformables"] = [s.to_dict() for s in self.deformables]
         return out
+
+
+def check_model(model, name="model"):
+    """Return ``model`` if it is a :class:`Model`; otherwise a TypeError (also a ValueError) naming it."""
+    return as_instance(model, Model, name)
 
 
 _BODY_FIELDS = ("name", "parent", "joint", "T_joint_body", "mass", "inertia")

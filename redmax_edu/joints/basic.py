@@ -22,7 +22,12 @@ def unit_axis(axis, where):
         a = as_array(axis, (3,), "axis")
     except ValueError as err:
         raise ValueError(f"{where}: {err}") from None
+    if a.dtype.kind == "c":
+        raise ValueError(f"{where}: field 'axis' must be real, got {a.tolist()}")
     n = float(np.linalg.norm(a))
+    if not np.isfinite(n):  # |axis|^2 overflows: normalise the scaled axis instead
+        a = a / np.abs(a).max()
+        n = float(np.linalg.norm(a))
     if not n > 1e-12:
         raise ValueError(f"{where}: field 'axis' must be a nonzero 3-vector, got {a.tolist()}")
     # an axis that is already unit stays bit for bit, so that spec round trips are exact
