@@ -109,16 +109,16 @@ def check_count(count, limit, what, name):
     return count
 
 
-def as_rotation(R, name):
+def as_rotation(R, name, real=False):
     """Return ``R`` as a 3x3 rotation matrix, or raise if it is not one (within ``ROTATION_TOL``)."""
-    R = as_array(R, (3, 3), name)
+    R = as_array(R, (3, 3), name, real)
     check_rotation_block(R, name)
     return R
 
 
-def as_transform(E, name):
+def as_transform(E, name, real=False):
     """Return ``E`` as a 4x4 rigid transform ``[[R, p], [0, 1]]`` (Eq. 1.1), or raise."""
-    E = as_array(E, (4, 4), name)
+    E = as_array(E, (4, 4), name, real)
     if np.abs(E[3] - (0.0, 0.0, 0.0, 1.0)).max() > ROTATION_TOL:
         raise ValueError(f"argument '{name}' is not a rigid transform: its last row must be "
                          f"[0, 0, 0, 1], got {np.real(E[3]).tolist()}")

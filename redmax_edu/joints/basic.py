@@ -19,7 +19,7 @@ __all__ = ["Fixed", "Revolute", "Prismatic", "Planar", "Translational", "unit_ax
 def unit_axis(axis, where):
     """``axis / |axis|``; a zero or non-finite axis is a ``ValueError`` naming ``where``."""
     try:
-        a = as_array(axis, (3,), "axis")
+        a = as_array(axis, (3,), "axis", real=True)
     except ValueError as err:
         raise ValueError(f"{where}: {err}") from None
     if a.dtype.kind == "c":
@@ -63,6 +63,8 @@ class _ConstantJacobian(Joint):
 
 class _AxisJoint(_ConstantJacobian):
     """A one-coordinate joint along or about a unit ``axis``: its scene format is ``{"axis": ...}``."""
+
+    spec_keys = ("axis",)
 
     ndof = 1
 
@@ -141,11 +143,12 @@ class Planar(_ConstantJacobian):
     """
 
     kind = "planar"
+    spec_keys = ("plane",)
     ndof = 2
 
     def __init__(self, plane=((1.0, 0.0), (0.0, 1.0), (0.0, 0.0)), where="planar joint"):
         try:
-            B = as_array(plane, (3, 2), "plane")
+            B = as_array(plane, (3, 2), "plane", real=True)
         except ValueError as err:
             raise ValueError(f"{where}: {err}") from None
         if np.linalg.matrix_rank(B, tol=1e-9) < 2:

@@ -184,6 +184,7 @@ class SphericalEuler(Joint):
     """
 
     kind = "spherical_euler"
+    spec_keys = ("chart",)
     ndof = 3
 
     def __init__(self, chart="XYZ", where="spherical_euler joint"):
