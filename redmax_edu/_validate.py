@@ -104,7 +104,8 @@ def as_instance(x, cls, name):
 def check_count(count, limit, what, name):
     """Refuse to loop or allocate more than ``limit`` items (steps, samples) that ``name`` asks for."""
     if count > limit:
-        raise ValueError(f"argument '{name}' asks for {count:.4g} {what}, more than the limit of "
+        shown = f"{count:.4g}" if count < 1e300 else "more than 1e300"
+        raise ValueError(f"argument '{name}' asks for {shown} {what}, more than the limit of "
                          f"{limit:,}; use a larger step or a shorter span")
     return count
 

@@ -153,9 +153,9 @@ def mass_matrix(model, q):
     >>> mass_matrix(pendulum, [0.3])
     array([[2.01]])
     """
-    if not model.deformables:
+    if not check_model(model).deformables:
         return _block_mass(model, jacobian(model, q))
-    q = check_model(model).check_state(q)
+    q = model.check_state(q)
     kin = forward_kinematics(model, q)
     J = fill_jacobian(model, kin)
     nodes = node_jacobians(model, q, np.zeros(model.nq), kin.E_wi, np.zeros((model.n, 6)), J)

@@ -58,8 +58,11 @@ def _fmt(x):
 def _positive_scalar(value, what, prefix=""):
     """``value`` as a finite positive float, or a ValueError that names ``what``."""
     try:
-        x = float(value)
-    except (TypeError, ValueError):
+        a = np.asarray(value)
+        if a.shape != () or a.dtype.kind not in "iuf" or isinstance(value, (bool, np.bool_)):
+            raise TypeError(value)  # complex, boolean, string, array: not a positive number
+        x = float(a)
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{prefix}{what} must be a positive number, got {value!r}") from None
     if not np.isfinite(x) or x <= 0:
         raise ValueError(f"{prefix}{what} must be positive and finite, got {value!r}")
@@ -549,8 +552,11 @@ def capsule(radius, length, *, density=None, mass=None, name=""):
     prefix = _prefix(name)
     r = _positive_scalar(radius, "argument 'radius'", prefix)
     try:
-        L = float(length)
-    except (TypeError, ValueError):
+        a = np.asarray(length)
+        if a.shape != () or a.dtype.kind not in "iuf" or isinstance(length, (bool, np.bool_)):
+            raise TypeError(length)  # complex, boolean, string, array: not a length
+        L = float(a)
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{prefix}argument 'length' must be a number, got {length!r}") from None
     if not np.isfinite(L) or L < 0:
         raise ValueError(f"{prefix}argument 'length' must be finite and >= 0, got {length!r}")

@@ -34,6 +34,10 @@ __all__ = ["Body", "Model", "model_from_dict", "check_model", "SCENE_FORMAT"]
 #: The ``format`` tag of the JSON scene format.
 SCENE_FORMAT = "redmax_edu-peers/1"
 
+#: ``check_state(q)`` checks q alone; ``check_state(q, None)`` is a missing velocity.
+_NO_QDOT = object()
+
+
 def _field(where, name, convert):
     """Run ``convert()``; re-raise its ValueError prefixed with the body and the field."""
     try:
@@ -278,10 +282,10 @@ class Model:
         """Indices of the bodies whose parent is body ``i``."""
         return tuple(k for k, p in enumerate(self.parents) if p == i)
 
-    def check_state(self, q, qdot=None):
-        """Return ``q`` (and ``qdot``) as float arrays of shape (nq,), or raise ValueError."""
+    def check_state(self, q, qdot=_NO_QDOT):
+        """Return ``q`` (and ``qdot``, if passed) as float arrays of shape (nq,), or raise ValueError."""
         q = as_real(q, (self.nq,), "q")
-        return q if qdot is None else (q, as_real(qdot, (self.nq,), "qdot"))
+        return q if qdot is _NO_QDOT else (q, as_real(qdot, (self.nq,), "qdot"))
 
     def coordinates(self, q_joints=None):
         """A full coordinate vector (nq,): joint coordinates (nr,), default zero, then every

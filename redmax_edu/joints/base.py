@@ -82,7 +82,7 @@ class Joint:
         spherical joints switch chart (Euler angles) or shorten the rotation vector
         (exponential coordinates) here, §2.4.5 and §2.4.8.
         """
-        return self, q, qdot
+        return self, self._coordinates(q, "q", real=True), self._coordinates(qdot, "qdot", real=True)
 
     # --- scene format -------------------------------------------------------------------
     def spec(self):
@@ -95,8 +95,8 @@ class Joint:
         return cls()
 
     # --- for subclasses -----------------------------------------------------------------
-    def _coordinates(self, x, name):
-        return as_array(x, (self.ndof,), f"{name} of {self.kind} joint")
+    def _coordinates(self, x, name, real=False):
+        return as_array(x, (self.ndof,), f"{name} of {self.kind} joint", real)
 
     def _Q(self, q):
         raise NotImplementedError

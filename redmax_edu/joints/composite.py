@@ -134,8 +134,8 @@ class Composite(Joint):
             ``self``, or a joint of the same class with the new sub-joints.
         q, qdot : ndarray, shape (ndof,)
         """
-        q = self._coordinates(q, "q").copy()
-        qdot = self._coordinates(qdot, "qdot").copy()
+        q = self._coordinates(q, "q", real=True).copy()
+        qdot = self._coordinates(qdot, "qdot", real=True).copy()
         joints, changed = [], False
         for j, s in zip(self.joints, self._slices, strict=True):
             new, q[s], qdot[s] = j.reparameterize(q[s], qdot[s])
@@ -275,7 +275,7 @@ class Free3DExp(Composite):
     ORDERS = ("translate_first", "rotate_first")
 
     def __init__(self, order="translate_first", where="free3d_exp joint"):
-        if order not in self.ORDERS:
+        if not isinstance(order, str) or order not in self.ORDERS:
             raise ValueError(f"{where}: field 'order' must be one of {', '.join(self.ORDERS)}, got {order!r}")
         self.order = order
         parts = [Translational(), SphericalExp()]

@@ -163,7 +163,7 @@ class SphericalExp(Joint):
         >>> np.round(q, 6) + 0.0, np.round(qd, 6) + 0.0
         (array([ 0.      ,  0.      , -1.283185]), array([0., 0., 1.]))
         """
-        q, qdot = self._coordinates(q, "q"), self._coordinates(qdot, "qdot")
+        q, qdot = self._coordinates(q, "q", real=True), self._coordinates(qdot, "qdot", real=True)
         q_in = q
         norm = float(np.linalg.norm(q))
         if norm <= REPARAM_ANGLE:

@@ -297,7 +297,7 @@ class BodyContact:
             raise ValueError(f"argument 'E' must have shape (n, 4, 4) with n > {max(i, j)}, got {E.shape}")
         r_i = (inv_se3(E[i]) @ np.append(point, 1.0))[:3]
         r_j = (inv_se3(E[j]) @ np.append(point, 1.0))[:3]
-        return cls(i, j, r_i, r_j, E[j][:3, :3].T @ n, float(mu))
+        return cls(i, j, r_i, r_j, E[j][:3, :3].T @ n, mu)
 
     @property
     def body(self):
