@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validate import as_index, as_instance, as_scalar, check_count
+from .._validate import MAX_MAGNITUDE, as_index, as_instance, as_scalar, check_count
 from ..lie import brac, exp_se3
 from .solve import check_independent_rows, contact_qp, kkt_solve, pgs_contact
 
@@ -135,6 +135,10 @@ def step(system, E, phi, h, method="symplectic", *, baumgarte=0.0, contact_corre
         b = M @ Phi + h * (terms.f - terms.D @ Phi)
     else:
         A, b = M, M @ Phi + h * terms.f
+    if not (np.abs(A) <= MAX_MAGNITUDE).all() or not (np.abs(b) <= MAX_MAGNITUDE).all():
+        raise ValueError(f"the forces overflow at this state (largest |phi| = {np.abs(phi).max():.3g}, "
+                         f"largest |p| = {np.abs(E[:, :3, 3]).max():.3g}): arguments 'E' and 'phi' are "
+                         "too large for a step")
     info = StepInfo()
     joints = _joint_rows(system, E, h, baumgarte)
     if joints is not None:

@@ -395,10 +395,10 @@ def test_system_refuses_bad_parts(key, value):
 @given(bad_array((2, 4, 4)), bad_array((2, 6)), st.one_of(BAD_SCALARS, st.just(0.01)))
 def test_step_refuses_bad_states(E, phi, h):
     E0, phi0 = SYSTEM.rest_state()
-    ends_well("maximal", lambda: step(SYSTEM, E, phi0, 0.01), "argument 'E'", "body 'ball'", "body 'box'",
-              "state must have")
+    ends_well("maximal", lambda: step(SYSTEM, E, phi0, 0.01), "argument 'E'", "arguments 'E'", "body 'ball'",
+              "body 'box'", "state must have")
     ends_well("maximal", lambda: step(SYSTEM, E0, phi, 0.01), "argument 'phi'", "body 'ball'", "body 'box'",
-              "state must have", "diverged")
+              "state must have", "diverged", "and 'phi'")
     ends_well("maximal", lambda: step(SYSTEM, E0, phi0, h), "argument 'h'")
     ends_well("maximal", lambda: msimulate(SYSTEM, E0, phi0, 0.01, h), "argument 'steps'")
 
@@ -481,3 +481,25 @@ def test_inertia_shapes_refuse_bad_arguments(name):
                   "mass", "density", "inertia", "M")
 
     check()
+
+
+# --- solvers: user-driven loops --------------------------------------------------------------
+
+@pytest.mark.parametrize("iterations", [True, 0, 10**12, 2.5, "100", None])
+def test_gauss_seidel_sweep_budgets_are_checked(iterations):
+    from redmax_edu.maximal.solve import pgs_contact, projected_gauss_seidel
+
+    with pytest.raises((ValueError, TypeError), match="iterations"):
+        projected_gauss_seidel(np.eye(2), np.ones(2), iterations=iterations)
+    with pytest.raises((ValueError, TypeError), match="iterations"):
+        pgs_contact(np.eye(6), np.zeros(6), np.zeros((1, 6)), np.zeros(1), iterations=iterations)
+    OUTCOMES["maximal"]["refused"] += 2
+
+
+def test_singular_kkt_system_is_explained():
+    from redmax_edu.maximal.solve import kkt_solve
+
+    G = np.array([[1.0, 0.0], [2.0, 0.0]])  # the same constraint twice
+    with pytest.raises(ValueError, match="KKT matrix .* singular"):
+        kkt_solve(np.eye(2), np.ones(2), G, np.zeros(2))
+    OUTCOMES["maximal"]["refused"] += 1
