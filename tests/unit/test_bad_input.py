@@ -503,3 +503,108 @@ def test_singular_kkt_system_is_explained():
     with pytest.raises(ValueError, match="KKT matrix .* singular"):
         kkt_solve(np.eye(2), np.ones(2), G, np.zeros(2))
     OUTCOMES["maximal"]["refused"] += 1
+
+
+# --- the issue's classes, by hand: each case ends in a ValueError/TypeError naming its cause --
+
+def _spring_deformable_spec():
+    spec = _spec()
+    spec["deformables"] = [{"name": "rope", "nodes": [[0, 0, 0], [0, 0, -1.0]], "stiffness": 1.0,
+                            "mass": 1.0, "stifness": 2.0}]
+    return spec
+
+
+def _composite_spec():
+    spec = _spec()
+    sub = {"type": "revolute", "axis": [1, 0, 0], "stiffness": 1.0}
+    spec["bodies"][1]["joint"] = {"type": "composite", "joints": [sub]}
+    return spec
+
+
+def _single(joint, q):
+    return Model([Body("ball", -1, joint, np.eye(4), np.eye(4), 1.0, np.eye(3))]), np.asarray(q, float)
+
+
+def _bad_last_row():
+    E, phi = SYSTEM.rest_state()
+    E[0, 3, 3] = 2.0
+    return E, phi
+
+
+_EULER, _EULER_Q = _single(SphericalEuler("ZYX"), [0.3, np.pi / 2, 0.1])
+_SHELL, _SHELL_Q = _single(SphericalExp(), [2 * np.pi, 0.0, 0.0])
+_FREE, _FREE_Q = _single(JOINT_TYPES["free3d_euler"](), [0, 0, 0, 0.2, np.pi / 2, 0])
+_Z = np.zeros(NQ)
+
+ISSUE_CASES = [
+    # hangs (unbounded loops and allocations driven by the input)
+    ("hang", lambda: SphericalExp().reparameterize([1e15, 0, 0], [0, 0, 1.0]), "argument 'q'"),
+    ("hang", lambda: simulate(MODEL, _Z, _Z, (0, 1), method="euler", h=1e-300), "argument 'h'"),
+    ("hang", lambda: simulate(MODEL, _Z, _Z, (0, 1e12)), "argument 't_span'"),
+    ("hang", lambda: simulate(MODEL, _Z, _Z, (0, 1), sample_dt=1e-12), "argument 'sample_dt'"),
+    ("hang", lambda: simulate(MODEL, _Z, _Z, (0, 1), max_steps=10**12), "argument 'max_steps'"),
+    ("hang", lambda: msimulate(SYSTEM, *SYSTEM.rest_state(), 0.01, 10**12), "argument 'steps'"),
+    ("hang", lambda: __import__("redmax_edu.maximal.simulate", fromlist=["x"]).simulate_rk45(
+        System([BALL]), *System([BALL]).rest_state(), 1.0, samples=10**12), "argument 'samples'"),
+    # deep tracebacks (numpy errors, attribute errors)
+    ("traceback", lambda: forward_dynamics(_EULER, _EULER_Q, np.zeros(3)), "body 'ball' is at gimbal lock"),
+    ("traceback", lambda: forward_dynamics(_SHELL, _SHELL_Q, np.zeros(3)), "is on a singular shell"),
+    ("traceback", lambda: forward_dynamics(_FREE, _FREE_Q, np.zeros(6)), "part is at gimbal"),
+    ("traceback", lambda: linearly_implicit_euler_step(_EULER, _EULER_Q, np.zeros(3), 0.01), "gimbal lock"),
+    ("traceback", lambda: simulate(_SHELL, _SHELL_Q, np.zeros(3), (0, 1), reparameterize=False), "2 pi"),
+    ("traceback", lambda: forward_dynamics([BALL], [0.0], [0.0]), "argument 'model'"),
+    ("traceback", lambda: mass_matrix("model", [0.0]), "argument 'model'"),
+    ("traceback", lambda: System(BALL), "argument 'bodies'"),
+    ("traceback", lambda: System([[BALL]]), "argument 'bodies'"),
+    ("traceback", lambda: System([BALL], forces="gravity"), "argument 'forces'"),
+    ("traceback", lambda: System([BALL], forces=["spring"]), "argument 'forces'"),
+    ("traceback", lambda: step([BALL], *SYSTEM.rest_state(), 0.01), "argument 'system'"),
+    ("traceback", lambda: step(SYSTEM, "poses", np.zeros((2, 6)), 0.01), "E"),
+    ("traceback", lambda: mforces.Gravity("0", 1.0), "argument 'body'"),
+    ("traceback", lambda: mforces.PointSpring([0, 0, 0], mforces.Attachment(0), 1.0), "'first'"),
+    ("traceback", lambda: mforces.Spring("ab", mforces.LinearSpringDamper(1.0)), "argument 'points'"),
+    ("traceback", lambda: mforces.Spring([mforces.Attachment(-1), mforces.Attachment(0)], 3.0),
+     "argument 'law'"),
+    ("traceback", lambda: RigidBody(["brick"], 1.0, [1.0, 1.0, 1.0]), "argument 'name'"),
+    ("traceback", lambda: newton_euler_acceleration(np.zeros((6, 6)), np.zeros(6), np.zeros(6)),
+     "argument 'M'"),
+    # silent (typos, complex, booleans, overflow, bad last rows, non-finite outputs)
+    ("silent", lambda: model_from_dict({**_spec(), "gravty": [0, 0, 0]}), "did you mean 'gravity'"),
+    ("silent", lambda: model_from_dict(_spring_deformable_spec()), "deformable 'rope': unknown field"),
+    ("silent", lambda: model_from_dict(_composite_spec()), "joints[0]: unknown field 'stiffness'"),
+    ("silent", lambda: Revolute([1e200, 0, 0]), "axis"),
+    ("silent", lambda: Body("b", -1, Revolute(), np.eye(4), np.eye(4), 1 + 0j, np.eye(3)), "field 'mass'"),
+    ("silent", lambda: Body("b", -1, Revolute(), np.eye(4), np.eye(4), True, np.eye(3)), "field 'mass'"),
+    ("silent", lambda: Body("b", -1, Revolute(), np.eye(4), np.eye(4), 1.0, np.eye(3), stiffness=[True]),
+     "body 'b': field 'stiffness'"),
+    ("silent", lambda: RigidBody("b", True, [1.0, 1.0, 1.0]), "body 'b'"),
+    ("silent", lambda: RigidBody("b", 1.0, [1.0, 1.0, 1.0 + 1e-3j]), "body 'b'"),
+    ("silent", lambda: simulate(MODEL, _Z + 0j, _Z, (0, 1)), "argument 'q0'"),
+    ("silent", lambda: simulate(MODEL, _Z, _Z, (0, 1), method="euler", h=True), "argument 'h'"),
+    ("silent", lambda: simulate(MODEL, _Z, _Z, (True, 1)), "argument 't_span'"),
+    ("silent", lambda: SYSTEM.check_state(*_bad_last_row()), "body 'ball': pose is not a rigid transform"),
+    ("silent", lambda: System([BALL], gravity=[0, 0, -9.81j]), "argument 'gravity'"),
+    ("silent", lambda: mforces.Gravity(0, True), "argument 'mass'"),
+    ("silent", lambda: forward_dynamics(MODEL, _Z, np.full(NQ, 1e150)), "argument 'qdot'"),
+    ("silent", lambda: lie.screw([1j, 0, 0, 0, 0, 1]), "argument 'phi'"),
+    ("silent", lambda: inertia.cuboid([1.0, True, 1.0], mass=1.0), "sides"),
+    ("silent", lambda: inertia.sphere(1 + 1j, mass=1.0), "radius"),
+]
+
+
+@pytest.mark.parametrize("cls,call,name", ISSUE_CASES,
+                         ids=[f"{c}-{k}" for k, (c, _, _) in enumerate(ISSUE_CASES)])
+def test_issue_cases_end_in_a_named_error(cls, call, name):
+    with pytest.raises((ValueError, TypeError)) as err:
+        call()
+    assert name in str(err.value), str(err.value)
+    OUTCOMES[f"by hand, {cls}"]["refused"] += 1
+
+
+def test_huge_rotation_vectors_are_shortened_in_one_step():
+    for norm in (12.0, 1e3, 1e5, 9.99e5):
+        _, q, qd = SphericalExp().reparameterize([0.0, 0.0, norm], [0.0, 0.0, 1.0])
+        assert abs(q[2]) <= 1.5 * np.pi and np.allclose(SphericalExp().Q(q), SphericalExp().Q([0, 0, norm]),
+                                                        atol=1e-8)
+        assert np.allclose(qd, [0, 0, 1.0])
+    OUTCOMES["by hand, hang"]["finite"] += 4
