@@ -101,6 +101,16 @@ def as_instance(x, cls, name):
     return x
 
 
+def as_sequence(x, name, what):
+    """``tuple(x)`` for a list, tuple or other iterable of ``what``; a single object, a string or a
+    dict is an :class:`ArgumentTypeError` naming ``name`` (``System(body)`` instead of ``System([body])``)."""
+    if (isinstance(x, (str, bytes, dict)) or not hasattr(x, "__iter__")
+            or (isinstance(x, np.ndarray) and x.ndim == 0)):
+        raise ArgumentTypeError(f"argument '{name}' must be a list of {what}, got {type(x).__name__} "
+                                f"(wrap a single one in a list: [{name[:-1]}])")
+    return tuple(x)
+
+
 def check_count(count, limit, what, name):
     """Refuse to loop or allocate more than ``limit`` items (steps, samples) that ``name`` asks for."""
     if count > limit:

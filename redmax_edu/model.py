@@ -22,11 +22,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ._validate import as_instance, as_real, as_transform
+from ._validate import ArgumentTypeError, as_instance, as_real, as_sequence, as_transform
 from .deformable import DeformableSpring
 from .inertia import MassProperties
 from .joints import Joint, joint_from_spec
 from .joints.base import check_keys
+from .maximal.forces import Force
 from .units import GRAVITY
 
 __all__ = ["Body", "Model", "model_from_dict", "check_model", "SCENE_FORMAT"]
@@ -132,6 +133,9 @@ class Body:
             set_(self, name, value)
         set_(self, "q_rest", np.zeros(n) if self.q_rest is None
              else _per_dof(self.q_rest, n, where, "q_rest"))
+        if self.shape is not None and not isinstance(self.shape, dict):
+            raise ValueError(f"{where}: field 'shape' must be a dict such as {{'type': 'cuboid', 'sides': "
+                             f"[x, y, z]}}, got {type(self.shape).__name__}")
         d = _field(where, "body_damping", lambda: as_real(self.body_damping, (), "body_damping"))
         if d < 0:
             raise ValueError(f"{where}: field 'body_damping' must be non-negative, got {float(d)}")
@@ -211,7 +215,9 @@ class Model:
     """
 
     def __init__(self, bodies, gravity=GRAVITY, forces=(), deformables=()):
-        bodies = tuple(bodies)
+        bodies = as_sequence(bodies, "bodies", "Body")
+        forces = as_sequence(forces, "forces", "Force")
+        deformables = as_sequence(deformables, "deformables", "DeformableSpring")
         if not bodies:
             raise ValueError("a model needs at least one body")
         names = set()
@@ -231,7 +237,10 @@ class Model:
         self.bodies = bodies
         self.gravity = as_real(gravity, (3,), "gravity")
         self.forces = tuple(forces)
-        for force in self.forces:
+        for k, force in enumerate(self.forces):
+            if not isinstance(force, Force):
+                raise ArgumentTypeError(f"argument 'forces': forces[{k}] must be a Force of "
+                                        f"redmax_edu.maximal.forces, got {type(force).__name__}")
             force.check_bodies(len(bodies))
         self.n = len(bodies)
         self.names = tuple(b.name for b in bodies)

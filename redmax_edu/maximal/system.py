@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validate import ArgumentTypeError, as_real, as_transform
+from .._validate import ArgumentTypeError, as_real, as_sequence, as_transform
 from ..units import GRAVITY
 from .body import RigidBody, spatial_momentum
 from .constraints import BodyContact, GroundContact, Joint
@@ -49,14 +49,9 @@ class System:
     _internal: tuple = field(init=False, repr=False)
 
     def __post_init__(self):
-        for name in ("bodies", "forces", "joints", "contacts"):
-            value = getattr(self, name)
-            if not isinstance(value, (list, tuple)):
-                hint = f" (wrap a single one in a list: [{name[:-1]}])" if name != "bodies" or isinstance(
-                    value, RigidBody) else ""
-                raise ArgumentTypeError(f"argument '{name}' must be a list or tuple, got "
-                                        f"{type(value).__name__}{hint}")
-            object.__setattr__(self, name, tuple(value))
+        for name, what in (("bodies", "RigidBody"), ("forces", "Force"), ("joints", "Joint"),
+                           ("contacts", "GroundContact or BodyContact")):
+            object.__setattr__(self, name, as_sequence(getattr(self, name), name, what))
         object.__setattr__(self, "gravity", as_real(self.gravity, (3,), "gravity"))
         n = len(self.bodies)
         if n == 0:

@@ -566,6 +566,11 @@ ISSUE_CASES = [
     ("traceback", lambda: mforces.Spring([mforces.Attachment(-1), mforces.Attachment(0)], 3.0),
      "argument 'law'"),
     ("traceback", lambda: RigidBody(["brick"], 1.0, [1.0, 1.0, 1.0]), "argument 'name'"),
+    ("traceback", lambda: Model(MODEL.bodies[0]), "argument 'bodies'"),
+    ("traceback", lambda: Model(MODEL.bodies, forces=["spring"]), "argument 'forces'"),
+    ("traceback", lambda: MODEL.with_forces(mforces.Gravity(0, 1.0)), "argument 'forces'"),
+    ("traceback", lambda: Body("b", -1, Revolute(), np.eye(4), np.eye(4), 1.0, np.eye(3), shape="cube"),
+     "field 'shape'"),
     ("traceback", lambda: newton_euler_acceleration(np.zeros((6, 6)), np.zeros(6), np.zeros(6)),
      "argument 'M'"),
     # silent (typos, complex, booleans, overflow, bad last rows, non-finite outputs)
