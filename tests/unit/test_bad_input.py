@@ -11,11 +11,14 @@ Run with ``-s`` to print how many malformed inputs were tried and how each class
 import collections
 import copy
 import dataclasses
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from redmax_edu import inertia, lie
 from redmax_edu.dynamics import (
@@ -36,6 +39,10 @@ from redmax_edu.maximal.simulate import simulate as msimulate
 from redmax_edu.maximal.simulate import step
 from redmax_edu.maximal.system import System
 from redmax_edu.model import Body, Model, model_from_dict
+
+# Hypothesis caches what it learns (constants mined from the source) in a .hypothesis folder;
+# keep it out of the repository (the examples do not depend on it: derandomize=True).
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "redmax_edu_hypothesis")
 
 SETTINGS = settings(derandomize=True, max_examples=150, deadline=2000, database=None,
                     suppress_health_check=list(HealthCheck))
