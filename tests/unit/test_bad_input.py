@@ -553,6 +553,8 @@ ISSUE_CASES = [
     ("hang", lambda: msimulate(SYSTEM, *SYSTEM.rest_state(), 0.01, 10**12), "argument 'steps'"),
     ("hang", lambda: __import__("redmax_edu.maximal.simulate", fromlist=["x"]).simulate_rk45(
         System([BALL]), *System([BALL]).rest_state(), 1.0, samples=10**12), "argument 'samples'"),
+    ("hang", lambda: __import__("redmax_edu.checks", fromlist=["x"]).step_sweep(
+        np.exp, [0.5], np.exp([[0.5]]), steps=np.logspace(-1, -12, 10**5)), "argument 'steps'"),
     # deep tracebacks (numpy errors, attribute errors)
     ("traceback", lambda: forward_dynamics(_EULER, _EULER_Q, np.zeros(3)), "body 'ball' is at gimbal lock"),
     ("traceback", lambda: forward_dynamics(_SHELL, _SHELL_Q, np.zeros(3)), "is on a singular shell"),
@@ -580,7 +582,11 @@ ISSUE_CASES = [
      "field 'shape'"),
     ("traceback", lambda: newton_euler_acceleration(np.zeros((6, 6)), np.zeros(6), np.zeros(6)),
      "argument 'M'"),
+    ("traceback", lambda: __import__("redmax_edu.checks", fromlist=["x"]).numerical_derivative(
+        "exp", [0.5]), "argument 'f'"),
     # silent (typos, complex, booleans, overflow, bad last rows, non-finite outputs)
+    ("silent", lambda: __import__("redmax_edu.checks", fromlist=["x"]).numerical_derivative(
+        np.exp, [0.5], h=True), "argument 'h'"),
     ("silent", lambda: model_from_dict({**_spec(), "gravty": [0, 0, 0]}), "did you mean 'gravity'"),
     ("silent", lambda: model_from_dict(_spring_deformable_spec()), "deformable 'rope': unknown field"),
     ("silent", lambda: model_from_dict(_composite_spec()), "joints[0]: unknown field 'stiffness'"),
