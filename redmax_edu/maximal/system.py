@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validate import ArgumentTypeError, as_real, as_sequence, as_transform
+from .._validate import ROTATION_TOL, ArgumentTypeError, as_real, as_sequence, check_rotation_block
 from ..units import GRAVITY
 from .body import RigidBody, spatial_momentum
 from .constraints import BodyContact, GroundContact, Joint
@@ -110,18 +110,25 @@ class System:
         if shapes[0] != (self.n, 4, 4) or shapes[1] != (self.n, 6):
             raise ValueError(f"state must have E of shape ({self.n}, 4, 4) and phi of shape ({self.n}, 6), "
                              f"got {shapes[0]} and {shapes[1]}")
+        try:
+            E, phi = as_real(E, None, "E"), as_real(phi, None, "phi")
+        except ValueError as whole:  # find the body at fault
+            for i, body in enumerate(self.bodies):
+                try:
+                    as_real(E[i], (4, 4), f"E[{i}]")
+                    as_real(phi[i], (6,), f"phi[{i}]")
+                except ValueError as err:
+                    msg = str(err).replace("NaN or infinite entries", "NaN or infinite values")
+                    raise ValueError(f"body {body.name!r}: the state is not valid: {msg}") from None
+            raise whole from None
         for i, body in enumerate(self.bodies):
-            try:
-                as_real(E[i], (4, 4), f"E[{i}]")
-                as_real(phi[i], (6,), f"phi[{i}]")
-            except ValueError as err:
-                msg = str(err).replace("NaN or infinite entries", "NaN or infinite values")
-                raise ValueError(f"body {body.name!r}: the state is not valid: {msg}") from None
-            try:  # Eq. (1.1)-(1.3): rotation block and last row [0, 0, 0, 1]
-                as_transform(E[i], f"E[{i}]")
+            try:  # Eq. (1.1)-(1.3): last row [0, 0, 0, 1] and rotation block
+                if np.abs(E[i, 3] - (0.0, 0.0, 0.0, 1.0)).max() > ROTATION_TOL:
+                    raise ValueError(f"its last row must be [0, 0, 0, 1], got {E[i, 3].tolist()}")
+                check_rotation_block(E[i, :3, :3], f"E[{i}]")
             except ValueError as err:
                 raise ValueError(f"body {body.name!r}: pose is not a rigid transform: {err}") from None
-        return as_real(E, None, "E"), as_real(phi, None, "phi")
+        return E, phi
 
     def evaluate(self, E, phi):
         """Sum of all forces with their stiffness and damping matrices (:class:`ForceTerms`)."""
