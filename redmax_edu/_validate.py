@@ -12,40 +12,124 @@ import numpy as np
 #: hundred rotations stay far below it; a scaled or sheared matrix fails it by orders of magnitude.
 ROTATION_TOL = 1e-8
 
+#: Largest magnitude accepted in an array argument. Beyond it squares and products overflow
+#: (1e200 squared is inf), so a norm, an energy or a mass matrix would silently become
+#: infinite or zero; no quantity of this library (in SI units) comes anywhere near it.
+MAX_MAGNITUDE = 1e100
 
-def as_array(x, shape, name):
+
+def _contains_bool(x):
+    """Whether a (nested) list or tuple holds a bool: numpy would silently turn it into 0 or 1."""
+    if isinstance(x, (bool, np.bool_)):
+        return True
+    if isinstance(x, (list, tuple)):
+        return any(_contains_bool(v) for v in x)
+    return False
+
+
+def as_array(x, shape, name, real=False):
     """Return ``x`` as a finite float (or complex) array of the given shape.
 
     ``shape`` is a tuple, a tuple of alternatives (a tuple of tuples) for functions that
     accept several shapes, such as ``brac`` (3 or 6 vectors), or None for any shape.
+    Complex entries are kept (the complex step of :mod:`redmax_edu.checks` passes through the
+    Lie-group and joint functions) unless ``real`` is true. Booleans, strings, None, NaN,
+    infinities and magnitudes above :data:`MAX_MAGNITUDE` are refused.
     """
+    if _contains_bool(x):
+        raise ValueError(f"argument '{name}' must be numeric, got a boolean in {x!r}")
     try:
         a = np.asarray(x)
-    except (TypeError, ValueError) as exc:  # ragged nested lists
+    except (TypeError, ValueError, OverflowError) as exc:  # ragged nested lists, huge ints
         raise ValueError(f"argument '{name}' is not a numeric array: {exc}") from None
-    if a.dtype.kind not in "biufc":
-        raise ValueError(f"argument '{name}' must be numeric, got dtype {a.dtype}")
+    if a.dtype.kind not in "iufc":
+        what = "boolean" if a.dtype.kind == "b" else f"dtype {a.dtype}"
+        raise ValueError(f"argument '{name}' must be numeric, got {what}")
+    if real and a.dtype.kind == "c":
+        raise ValueError(f"argument '{name}' must be real, got complex values")
     shapes = shape if shape and isinstance(shape[0], tuple) else (shape,)
     if shape is not None and a.shape not in shapes:
         wanted = " or ".join(str(s) for s in shapes)
         raise ValueError(f"argument '{name}' must have shape {wanted}, got {a.shape}")
     if a.dtype.kind != "c":
-        a = a.astype(float, copy=False)
-    if not np.isfinite(a).all():
-        raise ValueError(f"argument '{name}' contains NaN or infinite entries")
+        try:
+            a = a.astype(float, copy=False)
+        except OverflowError:  # Python ints beyond the float range
+            raise ValueError(f"argument '{name}' has entries too large for a float") from None
+    if not (np.abs(a) <= MAX_MAGNITUDE).all():
+        if not np.isfinite(a).all():
+            raise ValueError(f"argument '{name}' contains NaN or infinite entries")
+        raise ValueError(f"argument '{name}' has an entry of magnitude {np.abs(a).max():.3g}, above "
+                         f"{MAX_MAGNITUDE:g}: such values overflow (their squares are infinite)")
     return a
 
 
-def as_rotation(R, name):
+def as_real(x, shape, name):
+    """:func:`as_array` for quantities that must be real (masses, stiffnesses, states)."""
+    return as_array(x, shape, name, real=True)
+
+
+def as_scalar(x, name, minimum=None, strict=False):
+    """Return ``x`` as a finite real float; ``minimum`` bounds it from below (``strict``: ``>``)."""
+    a = as_array(x, (), name, real=True)
+    value = float(a)
+    if minimum is not None and (value < minimum or (strict and value == minimum)):
+        bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
+        word = "positive" if strict and minimum == 0 else bound
+        raise ValueError(f"argument '{name}' must be {word}, got {value:g}")
+    return value
+
+
+def as_index(x, name, minimum=0):
+    """Return ``x`` as a Python int ``>= minimum`` (booleans and floats are refused)."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise ValueError(f"argument '{name}' must be an integer, got {type(x).__name__} {x!r}")
+    if x < minimum:
+        raise ValueError(f"argument '{name}' must be >= {minimum}, got {x}")
+    return int(x)
+
+
+class ArgumentTypeError(TypeError, ValueError):
+    """An argument of the wrong kind of object: both a TypeError and (like every bad input) a ValueError."""
+
+
+def as_instance(x, cls, name):
+    """Return ``x`` if it is a ``cls`` (a class or a tuple of classes), else an :class:`ArgumentTypeError`."""
+    if not isinstance(x, cls):
+        names = " or ".join(c.__name__ for c in (cls if isinstance(cls, tuple) else (cls,)))
+        raise ArgumentTypeError(f"argument '{name}' must be a {names}, got {type(x).__name__}")
+    return x
+
+
+def as_sequence(x, name, what):
+    """``tuple(x)`` for a list, tuple or other iterable of ``what``; a single object, a string or a
+    dict is an :class:`ArgumentTypeError` naming ``name`` (``System(body)`` instead of ``System([body])``)."""
+    if (isinstance(x, (str, bytes, dict)) or not hasattr(x, "__iter__")
+            or (isinstance(x, np.ndarray) and x.ndim == 0)):
+        raise ArgumentTypeError(f"argument '{name}' must be a list of {what}, got {type(x).__name__} "
+                                f"(wrap a single one in a list: [{name[:-1]}])")
+    return tuple(x)
+
+
+def check_count(count, limit, what, name):
+    """Refuse to loop or allocate more than ``limit`` items (steps, samples) that ``name`` asks for."""
+    if count > limit:
+        shown = f"{count:.4g}" if count < 1e300 else "more than 1e300"
+        raise ValueError(f"argument '{name}' asks for {shown} {what}, more than the limit of "
+                         f"{limit:,}; use a larger step or a shorter span")
+    return count
+
+
+def as_rotation(R, name, real=False):
     """Return ``R`` as a 3x3 rotation matrix, or raise if it is not one (within ``ROTATION_TOL``)."""
-    R = as_array(R, (3, 3), name)
+    R = as_array(R, (3, 3), name, real)
     check_rotation_block(R, name)
     return R
 
 
-def as_transform(E, name):
+def as_transform(E, name, real=False):
     """Return ``E`` as a 4x4 rigid transform ``[[R, p], [0, 1]]`` (Eq. 1.1), or raise."""
-    E = as_array(E, (4, 4), name)
+    E = as_array(E, (4, 4), name, real)
     if np.abs(E[3] - (0.0, 0.0, 0.0, 1.0)).max() > ROTATION_TOL:
         raise ValueError(f"argument '{name}' is not a rigid transform: its last row must be "
                          f"[0, 0, 0, 1], got {np.real(E[3]).tolist()}")

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._validate import ArgumentTypeError, as_real, as_scalar
 from .lie import exp_se3, exp_so3
 
 __all__ = ["perturb", "tangent_dim", "numerical_derivative", "relative_error", "step_sweep",
@@ -42,6 +43,9 @@ SPACES = ("vector", "se3", "so3")
 
 #: Default steps of a sweep: 1e-1 down to 1e-12, one per decade.
 DEFAULT_STEPS = np.logspace(-1, -12, 12)
+
+#: Most step sizes one sweep may try (each costs a full numerical derivative).
+MAX_STEPS = 1000
 
 
 def _check_choice(value, choices, name):
@@ -151,9 +155,12 @@ def numerical_derivative(f, x, h=None, *, method="central", space="vector"):
            [0., 1.]])
     """
     _check_choice(method, METHODS, "method")
-    x = np.asarray(x, dtype=float)
+    if not callable(f):
+        raise ArgumentTypeError(f"argument 'f' must be callable, got {type(f).__name__}")
+    x = as_real(x, None, "x")
     if h is None:
         h = 1e-20 if method == "complex" else 1e-6
+    h = as_scalar(h, "h", minimum=0.0, strict=True)
     n = tangent_dim(x, space)
     columns = []
     if method == "forward":
@@ -219,7 +226,10 @@ def step_sweep(f, x, analytic, steps=None, *, method="central", space="vector"):
     """
     if steps is None:
         steps = np.logspace(-1, -20, 20) if method == "complex" else DEFAULT_STEPS
-    steps = np.asarray(steps, dtype=float)
+    steps = as_real(steps, None, "steps")
+    if steps.ndim != 1 or not 1 <= len(steps) <= MAX_STEPS:
+        raise ValueError(f"argument 'steps' must be a list of 1 to {MAX_STEPS} step sizes, "
+                         f"got shape {steps.shape}")
     analytic = np.asarray(analytic)
     errors = []
     for h in steps:
@@ -284,6 +294,7 @@ def check_derivative(f, x, analytic, *, method="central", space="vector", rtol=1
     >>> check.ok
     True
     """
+    rtol = as_scalar(rtol, "rtol", minimum=0.0, strict=True)
     steps, errors = step_sweep(f, x, analytic, steps, method=method, space=space)
     best = int(np.argmin(errors))
     return DerivativeCheck(ok=bool(errors[best] < rtol), error=float(errors[best]),

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_array
+from ._validate import as_real
 from .lie import gamma, hat_unchecked
 from .maximal.forces import Attachment
 
@@ -61,6 +61,9 @@ class SpringTerms:
     D: np.ndarray
     energy: float
 
+
+#: Every key of a deformable's scene-format dict (an unknown one is refused, not ignored).
+_DEFORMABLE_KEYS = ("type", "name", "nodes", "stiffness", "mass", "first", "last", "damping", "rest_lengths")
 
 class DeformableSpring:
     """A chain of ``k >= 2`` point masses joined by strain springs (§2.7, Eq. 2.91-2.93).
@@ -133,7 +136,7 @@ class DeformableSpring:
             raise ValueError(f"deformable {name!r}: field 'name' must be a non-empty string")
         self.name = name
         where = f"deformable {name!r}"
-        x = _checked(where, "nodes", lambda: as_array(nodes, None, "nodes"))
+        x = _checked(where, "nodes", lambda: as_real(nodes, None, "nodes"))
         if x.ndim != 2 or x.shape[1] != 3 or len(x) < 2:
             raise ValueError(f"{where}: field 'nodes' must have shape (k, 3) with k >= 2 nodes, "
                              f"got {x.shape}")
@@ -147,7 +150,7 @@ class DeformableSpring:
             L = np.linalg.norm(np.diff(x, axis=0), axis=1)
         else:
             L = _checked(where, "rest_lengths",
-                         lambda: as_array(rest_lengths, (self.nnodes - 1,), "rest_lengths"))
+                         lambda: as_real(rest_lengths, (self.nnodes - 1,), "rest_lengths"))
         if not (L > 0).all():
             raise ValueError(f"{where}: field 'rest_lengths' must be positive (no two consecutive nodes may "
                              f"coincide at rest), got {np.round(L, 12).tolist()}")
@@ -245,8 +248,11 @@ class DeformableSpring:
         "damping"?, "rest_lengths"?}``; errors name the deformable and the field."""
         if not isinstance(spec, dict):
             raise ValueError(f"deformables[{index}]: must be a dict, got {type(spec).__name__}")
+        from .joints.base import check_keys
+
         name = spec.get("name", f"spring{index}")
         where = f"deformable {name!r}"
+        check_keys(spec, _DEFORMABLE_KEYS, where)
         if spec.get("type", "spring") != "spring":
             raise ValueError(f"{where}: unknown type {spec['type']!r}; known types: spring")
         for key in ("nodes", "stiffness", "mass"):
@@ -257,7 +263,7 @@ class DeformableSpring:
             att = spec.get(key)
             if att is None:
                 continue
-            if not isinstance(att, dict) or "body" not in att or "r" not in att:
+            if not isinstance(att, dict) or "body" not in att or "r" not in att or len(att) != 2:
                 raise ValueError(f"{where}: field '{key}' must be {{'body': index, 'r': [x, y, z]}}, "
                                  f"got {att!r}")
             body = att["body"]
@@ -280,7 +286,7 @@ def _checked(where, name, convert):
 
 
 def _scalar(value, where, name, positive):
-    a = float(_checked(where, name, lambda: as_array(value, (), name)))
+    a = float(_checked(where, name, lambda: as_real(value, (), name)))
     if (positive and not a > 0) or a < 0:
         sign = "positive" if positive else "non-negative"
         raise ValueError(f"{where}: field '{name}' must be {sign}, got {a}")

@@ -26,18 +26,109 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_array
+from ._validate import as_array, as_scalar
 from .deformable import node_jacobians
 from .jacobian import fill_jacobian, jacobian
 from .kinematics import forward_kinematics
 from .lie import ad_unchecked
+from .model import check_model
 
 __all__ = [
     "MaximalForces", "maximal_forces", "mass_matrix", "joint_forces", "quadratic_velocity_vector",
     "reduced_forces", "forward_dynamics", "inverse_dynamics", "kinetic_energy",
     "potential_energy", "energies", "linearly_implicit_euler_step", "hyper_reduce",
-    "hyper_reduced_dynamics",
+    "hyper_reduced_dynamics", "SingularMassMatrixError", "singular_joints",
 ]
+
+
+class SingularMassMatrixError(ValueError):
+    """A reduced mass matrix (or the matrix of an implicit step) that cannot be solved with.
+
+    The message names the joint at a singular chart (gimbal lock of an Euler chart, the shell
+    ``|q| = 2 pi k`` of exponential coordinates), a joint with dependent coordinates, or a body
+    without mass, and what to do about it.
+    """
+
+
+def _joint_singularity(joint, q):
+    """Why ``joint.S(q)`` loses rank at ``q`` (a sentence), or None if it has full column rank."""
+    from .joints import Composite, SphericalEuler, SphericalExp
+
+    if isinstance(joint, Composite):
+        for sub, s in zip(joint.joints, joint._slices, strict=True):
+            why = _joint_singularity(sub, q[s])
+            if why is not None:
+                return f"its {sub.kind} part {why}"
+    if joint.ndof == 0:
+        return None
+    sv = np.linalg.svd(joint.S(q), compute_uv=False)
+    if sv[-1] > 1e-8 * max(1.0, sv[0]):
+        return None
+    if isinstance(joint, SphericalEuler):
+        return (f"is at gimbal lock of its Euler chart {joint.chart!r}: det S = {joint.det_S(q):.2g} at "
+                f"q = {np.round(q, 6).tolist()} (two of its axes line up); reparameterize "
+                "(model.reparameterize(q, qdot), which simulate does by default), switch to another "
+                "chart (joints.euler.best_chart) or use exponential coordinates (spherical_exp)")
+    if isinstance(joint, SphericalExp):
+        t = float(np.linalg.norm(q))
+        return (f"is on a singular shell of exponential coordinates: |q| = {t:.6g} = {t / (2 * np.pi):.3g} "
+                "x 2 pi, where every direction of q gives the same rotation; reparameterize "
+                "(model.reparameterize(q, qdot) shortens q by 2 pi, simulate does it by default)")
+    return (f"has dependent coordinates at q = {np.round(q, 6).tolist()}: its joint Jacobian S "
+            f"has rank {int((sv > 1e-8 * max(1.0, sv[0])).sum())} < {joint.ndof}; choose independent axes")
+
+
+def singular_joints(model, q):
+    """The joints whose Jacobian ``S`` loses rank at ``q``: a list of ``(body name, reason)``.
+
+    These make ``M_r = J^T M_m J`` singular (Eq. 2.19). Used to explain a failed solve.
+
+    Examples
+    --------
+    >>> from redmax_edu.joints import SphericalEuler
+    >>> from redmax_edu.model import Body, Model
+    >>> ball = Model([Body("ball", -1, SphericalEuler("XYZ"), np.eye(4), np.eye(4), 1.0, np.eye(3))])
+    >>> [name for name, _ in singular_joints(ball, [0.0, np.pi / 2, 0.0])]
+    ['ball']
+    """
+    q = check_model(model).check_state(q)
+    out = []
+    for i, b in enumerate(model.bodies):
+        why = _joint_singularity(b.joint, q[model.dofs[i]])
+        if why is not None:
+            out.append((b.name, why))
+    return out
+
+
+def _explain_singular(model, q, what):
+    """The message of a :class:`SingularMassMatrixError` for the matrix ``what`` at ``q``."""
+    found = singular_joints(model, q)
+    if found:
+        causes = "; ".join(f"the {model.bodies[model.index(name)].joint.kind} joint of body {name!r} {why}"
+                           for name, why in found)
+        return f"{what} is singular: {causes}"
+    masses = [b.mass for b in model.bodies]
+    light = [b.name for b in model.bodies if b.mass < 1e-12 * max(masses)
+             or np.linalg.eigvalsh(b.inertia)[0] < 1e-12 * max(masses)]
+    if light:
+        return (f"{what} is singular: body {light[0]!r} has (nearly) zero mass or rotational inertia "
+                "compared with the others; give it a mass and inertia, or merge it into its parent")
+    return (f"{what} is singular or its solution is not finite at q = {np.round(q, 6).tolist()} "
+            "(no joint is at a singular chart: check the masses, stiffnesses and the step size)")
+
+
+def _solve_checked(model, q, A, b, what="the reduced mass matrix M_r"):
+    """``A^-1 b`` by numpy's LU solve, or a :class:`SingularMassMatrixError` naming the cause."""
+    try:
+        x = np.linalg.solve(A, b)
+    except np.linalg.LinAlgError:
+        raise SingularMassMatrixError(_explain_singular(model, q, what)) from None
+    if not np.isfinite(x).all():
+        if not (np.isfinite(A).all() and np.isfinite(b).all()):
+            raise ValueError(f"{what} or the force is not finite at q = {np.round(q, 6).tolist()}: a "
+                             "coordinate or velocity is too large for the model (the forces overflow)")
+        raise SingularMassMatrixError(_explain_singular(model, q, what))
+    return x
 
 
 def _block_mass(model, J):
@@ -62,7 +153,7 @@ def mass_matrix(model, q):
     >>> mass_matrix(pendulum, [0.3])
     array([[2.01]])
     """
-    if not model.deformables:
+    if not check_model(model).deformables:
         return _block_mass(model, jacobian(model, q))
     q = model.check_state(q)
     kin = forward_kinematics(model, q)
@@ -129,6 +220,8 @@ def maximal_forces(model, E, phi, derivatives=False):
     >>> maximal_forces(pendulum, body_poses(pendulum, [0.0]), np.zeros((1, 6)))
     array([  0.  ,   0.  ,   0.  ,   0.  ,   0.  , -19.62])
     """
+    check_model(model)
+    E, phi = as_array(E, (model.n, 4, 4), "E"), as_array(phi, (model.n, 6), "phi")
     M = model.spatial_inertias
     Mphi = (M @ phi[:, :, None])[:, :, 0]
     f = np.einsum("nji,nj->ni", ad_unchecked(phi), Mphi)          # Coriolis, Eq. (1.21)
@@ -162,11 +255,12 @@ def joint_forces(model, q, qdot):
     >>> joint_forces(sprung, np.array([0.2]), np.array([1.0]))  # -5 * 0.2 - 0.5 * 1
     array([-1.5])
     """
+    q, qdot = check_model(model).check_state(q, qdot)
     return -model.stiffness * (q - model.q_rest) - model.damping * qdot
 
 
 def _state(model, q, qdot):
-    q, qdot = model.check_state(q, qdot)
+    q, qdot = check_model(model).check_state(q, qdot)
     kin = forward_kinematics(model, q, qdot)
     J, Jdot = fill_jacobian(model, kin, with_derivative=True)
     return q, qdot, kin, J, Jdot, kin.phi
@@ -202,7 +296,18 @@ def _assemble(model, q, qdot, derivatives=False):
         else:
             f_n = _node_forces(model, nodes)
         f = f + f_n
+    _check_finite_terms(model, q, qdot, M, f)
     return _Assembly(M, f, dfdq, dfdv)
+
+
+def _check_finite_terms(model, q, qdot, M, f):
+    """Refuse a state whose finite coordinates or velocities overflow ``M_r`` or ``f_r``."""
+    if np.isfinite(M).all() and np.isfinite(f).all():
+        return
+    which = "the mass matrix M_r" if not np.isfinite(M).all() else "the reduced force f_r"
+    k = int(np.argmax(np.maximum(np.abs(q), np.abs(qdot))))
+    raise ValueError(f"{which} is not finite at this state: the forces overflow (the largest entry is "
+                     f"q[{k}] = {q[k]:.3g} or qdot[{k}] = {qdot[k]:.3g}); use a state of realistic size")
 
 
 def quadratic_velocity_vector(model, q, qdot):
@@ -277,12 +382,8 @@ def forward_dynamics(model, q, qdot, tau=None):
     array([-9.76119403])
     """
     terms = _assemble(model, q, qdot)
-    return _solve_spd(terms.M, terms.f + _tau(model, tau))
-
-
-def _solve_spd(A, b):
     # numpy's LU solve: for the small dense M_r it costs less than scipy's Cholesky wrappers
-    return np.linalg.solve(A, b)
+    return _solve_checked(model, q, terms.M, terms.f + _tau(model, tau))
 
 
 def inverse_dynamics(model, q, qdot, qddot):
@@ -368,7 +469,7 @@ def energies(model, q, qdot):
     >>> round(T_kin, 12), round(V, 12) + 0.0
     (4.02, 0.0)
     """
-    q, qdot = model.check_state(q, qdot)
+    q, qdot = check_model(model).check_state(q, qdot)
     return _energies(model, q, qdot, forward_kinematics(model, q, qdot))
 
 
@@ -402,14 +503,17 @@ def linearly_implicit_euler_step(model, q, qdot, h, tau=None):
     >>> linearly_implicit_euler_step(pendulum, [0.5], [0.0], 0.01)
     (array([0.49953202]), array([-0.04679766]))
     """
-    h = float(h)
-    if not h > 0:
-        raise ValueError(f"argument 'h' must be a positive step size, got {h}")
-    q, qdot = model.check_state(q, qdot)
+    h = as_scalar(h, "h", minimum=0.0, strict=True)
+    q, qdot = check_model(model).check_state(q, qdot)
     terms = _assemble(model, q, qdot, derivatives=True)
     A = terms.M - h * terms.dfdv - h * h * terms.dfdq
-    qdot1 = np.linalg.solve(A, terms.M @ qdot + h * (terms.f + _tau(model, tau) - terms.dfdv @ qdot))
-    return q + h * qdot1, qdot1
+    qdot1 = _solve_checked(model, q, A, terms.M @ qdot + h * (terms.f + _tau(model, tau) - terms.dfdv @ qdot),
+                           f"the matrix M_r - h df/dqdot - h^2 df/dq of the step h = {h:g}")
+    q1 = q + h * qdot1
+    if not np.isfinite(q1).all():
+        raise ValueError(f"the step h = {h:g} overflowed the coordinates (q + h qdot is not finite); "
+                         "use a smaller step 'h'")
+    return q1, qdot1
 
 
 def hyper_reduce(J_mr, Jdot_mr, J_rR, Jdot_rR=None):
@@ -475,11 +579,12 @@ def hyper_reduced_dynamics(model, J_rR, q, qdot, tau_R=None):
     J_rR = as_array(J_rR, None, "J_rR")
     if J_rR.ndim != 2 or J_rR.shape[0] != model.nq:
         raise ValueError(f"argument 'J_rR' must have shape ({model.nq}, nR), got {J_rR.shape}")
-    q, qdot = model.check_state(q, qdot)
+    q, qdot = check_model(model).check_state(q, qdot)
     qdot_R = np.linalg.lstsq(J_rR, qdot, rcond=None)[0]
     if np.abs(J_rR @ qdot_R - qdot).max() > 1e-9 * max(1.0, np.abs(qdot).max()):
         raise ValueError("argument 'qdot' is not of the form J_rR @ qdot_R: the state leaves the "
                          "hyper-reduced coordinates")
     tau_R = np.zeros(J_rR.shape[1]) if tau_R is None else as_array(tau_R, (J_rR.shape[1],), "tau_R")
     terms = _assemble(model, q, qdot)
-    return np.linalg.solve(J_rR.T @ terms.M @ J_rR, J_rR.T @ terms.f + tau_R)
+    return _solve_checked(model, q, J_rR.T @ terms.M @ J_rR, J_rR.T @ terms.f + tau_R,
+                          "J_rR^T M_r J_rR (is J_rR of full column rank?)")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_array, as_transform
+from ._validate import as_real, as_transform
 from .lie import adjoint, brac, inv_se3, unbrac
 
 __all__ = [
@@ -58,8 +58,11 @@ def _fmt(x):
 def _positive_scalar(value, what, prefix=""):
     """``value`` as a finite positive float, or a ValueError that names ``what``."""
     try:
-        x = float(value)
-    except (TypeError, ValueError):
+        a = np.asarray(value)
+        if a.shape != () or a.dtype.kind not in "iuf" or isinstance(value, (bool, np.bool_)):
+            raise TypeError(value)  # complex, boolean, string, array: not a positive number
+        x = float(a)
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{prefix}{what} must be a positive number, got {value!r}") from None
     if not np.isfinite(x) or x <= 0:
         raise ValueError(f"{prefix}{what} must be positive and finite, got {value!r}")
@@ -119,8 +122,8 @@ class MassProperties:
         prefix = _prefix(self.name)
         object.__setattr__(self, "mass", _positive_scalar(self.mass, "mass", prefix))
         try:
-            com = as_array(self.com, (3,), "com")
-            J = as_array(self.inertia, (3, 3), "inertia")
+            com = as_real(self.com, (3,), "com")
+            J = as_real(self.inertia, (3, 3), "inertia")
         except ValueError as err:
             raise ValueError(f"{prefix}{err}") from None
         if np.iscomplexobj(com) or np.iscomplexobj(J):
@@ -212,7 +215,7 @@ class MassProperties:
 
         Taught in book/01_maximal/07_inertia.
         """
-        E = as_transform(E_a_b, "E_a_b")
+        E = as_transform(E_a_b, "E_a_b", real=True)
         R, p = E[:3, :3], E[:3, 3]
         return MassProperties(self.mass, R @ self.com + p, R @ self.inertia @ R.T, self.name)
 
@@ -304,7 +307,7 @@ def from_spatial_inertia(M, name=""):
     """
     prefix = _prefix(name)
     try:
-        M = as_array(M, (6, 6), "M")
+        M = as_real(M, (6, 6), "M")
     except ValueError as err:
         raise ValueError(f"{prefix}{err}") from None
     scale = np.abs(M).max()
@@ -380,7 +383,7 @@ def composite(parts, name=""):
             raise ValueError(f"{prefix}parts[{k}] must be a pair (MassProperties, E_c_k), "
                              f"got {type(part).__name__}")
         try:
-            E = as_transform(part[1], f"parts[{k}][1]")
+            E = as_transform(part[1], f"parts[{k}][1]", real=True)
         except ValueError as err:
             raise ValueError(f"{prefix}{err}") from None
         checked.append((part[0], E))
@@ -438,7 +441,7 @@ def cuboid(sides, *, density=None, mass=None, name=""):
     """
     prefix = _prefix(name)
     try:
-        s = as_array(sides, (3,), "sides")
+        s = as_real(sides, (3,), "sides")
     except ValueError as err:
         raise ValueError(f"{prefix}{err}") from None
     if np.any(s <= 0):
@@ -549,8 +552,11 @@ def capsule(radius, length, *, density=None, mass=None, name=""):
     prefix = _prefix(name)
     r = _positive_scalar(radius, "argument 'radius'", prefix)
     try:
-        L = float(length)
-    except (TypeError, ValueError):
+        a = np.asarray(length)
+        if a.shape != () or a.dtype.kind not in "iuf" or isinstance(length, (bool, np.bool_)):
+            raise TypeError(length)  # complex, boolean, string, array: not a length
+        L = float(a)
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{prefix}argument 'length' must be a number, got {length!r}") from None
     if not np.isfinite(L) or L < 0:
         raise ValueError(f"{prefix}argument 'length' must be finite and >= 0, got {length!r}")
@@ -565,7 +571,7 @@ def capsule(radius, length, *, density=None, mass=None, name=""):
 
 def _check_mesh(vertices, faces, prefix):
     try:
-        V = as_array(vertices, None, "vertices")
+        V = as_real(vertices, None, "vertices")
     except ValueError as err:
         raise ValueError(f"{prefix}{err}") from None
     if V.ndim != 2 or V.shape[1] != 3 or np.iscomplexobj(V):
@@ -696,7 +702,7 @@ def box_mesh(sides):
 
     Taught in book/01_maximal/07_inertia.
     """
-    s = as_array(sides, (3,), "sides")
+    s = as_real(sides, (3,), "sides")
     if np.any(s <= 0):
         raise ValueError(f"argument 'sides' must be positive, got {s.tolist()}")
     signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_array
-from .dynamics import energies, forward_dynamics, linearly_implicit_euler_step
+from ._validate import as_real, check_count
+from .dynamics import SingularMassMatrixError, energies, forward_dynamics, linearly_implicit_euler_step
 from .kinematics import forward_kinematics
 from .model import Model
 
@@ -59,6 +59,11 @@ DIVERGED = 1e10
 
 #: Relative slack when checking that a span is a whole number of steps or samples.
 _GRID_RTOL = 1e-9
+
+#: Most steps (Euler) or samples (either method) one call may ask for: each sample stores the
+#: state and every body's pose, so ten million of them already take gigabytes. The count is
+#: checked before anything is allocated or stepped.
+MAX_STEPS = 10_000_000
 
 
 class SimulationError(ValueError):
@@ -139,8 +144,8 @@ def _positive(value, name, allow_none=False):
     if value is None and allow_none:
         return None
     try:
-        x = float(value)
-    except (TypeError, ValueError):
+        x = float(as_real(value, (), name))
+    except ValueError:
         raise ValueError(f"argument '{name}' must be a positive number, got {value!r}") from None
     if not (np.isfinite(x) and x > 0):
         raise ValueError(f"argument '{name}' must be a positive number, got {x}")
@@ -149,7 +154,7 @@ def _positive(value, name, allow_none=False):
 
 def _check_span(t_span):
     try:
-        span = as_array(t_span, (2,), "t_span")
+        span = as_real(t_span, (2,), "t_span")
     except ValueError as err:
         raise ValueError(f"{err} (a pair (t0, t1))") from None
     t0, t1 = float(span[0]), float(span[1])
@@ -159,9 +164,14 @@ def _check_span(t_span):
     return t0, t1
 
 
-def _whole_count(length, dt, name):
-    """The number of intervals ``dt`` in ``length``, or None if it is not a whole number."""
-    n = int(round(length / dt))
+def _whole_count(length, dt, name, what="steps"):
+    """The number of intervals ``dt`` in ``length``, or None if it is not a whole number.
+
+    A count above :data:`MAX_STEPS` is refused before anything is allocated or stepped.
+    """
+    ratio = length / dt
+    check_count(ratio, MAX_STEPS, what, name)
+    n = int(round(ratio))
     return n if n >= 1 and abs(n * dt - length) <= _GRID_RTOL * max(length, dt) else None
 
 
@@ -173,17 +183,17 @@ def _tau_function(tau, nq):
         def checked(t):
             value = tau(t)
             try:
-                return as_array(value, (nq,), "tau")
+                return as_real(value, (nq,), "tau")
             except ValueError as err:
                 raise ValueError(f"argument 'tau': tau({t:g}) returned a bad value: "
                                  f"{str(err).replace(chr(39) + 'tau' + chr(39), 'it')}") from None
         return checked
-    const = as_array(tau, (nq,), "tau")
+    const = as_real(tau, (nq,), "tau")
     return lambda t: const
 
 
 def _check_atol(atol, nq):
-    a = as_array(atol, ((), (2 * nq,)), "atol")
+    a = as_real(atol, ((), (2 * nq,)), "atol")
     if np.any(a <= 0):
         raise ValueError(f"argument 'atol' must be positive, got {a.tolist()}")
     return float(a) if a.ndim == 0 else a
@@ -261,6 +271,8 @@ def _integrate_ode(model, q, qdot, t0, t1, grid, tau_fn, accel, rtol, atol, max_
         except np.linalg.LinAlgError as err:
             raise SimulationError(f"forward dynamics failed at t = {t:.6g} s: the mass matrix is "
                                   f"singular or not positive definite ({err})") from None
+        except SingularMassMatrixError as err:
+            raise SimulationError(f"forward dynamics failed at t = {t:.6g} s: {err}") from None
         except ValueError:
             if not np.isfinite(y).all():
                 _check_finite(t, y, method)
@@ -324,6 +336,9 @@ def _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, progress, r
             except np.linalg.LinAlgError as err:
                 raise SimulationError(f"linearly implicit Euler failed in the step to t = {t:.6g} s: "
                                       f"singular system ({err})") from None
+            except SingularMassMatrixError as err:
+                raise SimulationError(f"linearly implicit Euler failed in the step to t = {t:.6g} s: "
+                                      f"{err}") from None
             _check_finite(t, np.concatenate([q, qdot]), "euler")
             if k % stride == 0:
                 rec.add(t, q, qdot, model)
@@ -421,8 +436,8 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
     if method not in METHODS:
         raise ValueError(f"argument 'method' must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
     nq = model.nq
-    q = as_array(q0, (nq,), "q0").copy()
-    qdot = as_array(qdot0, (nq,), "qdot0").copy()
+    q = as_real(q0, (nq,), "q0").copy()
+    qdot = as_real(qdot0, (nq,), "qdot0").copy()
     t0, t1 = _check_span(t_span)
     h = _positive(h, "h", allow_none=True)
     sample_dt = _positive(sample_dt, "sample_dt", allow_none=True)
@@ -438,7 +453,7 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
                              f"steps h = {h:g} s")
         stride = 1
         if sample_dt is not None:
-            stride = _whole_count(sample_dt, h, "sample_dt")
+            stride = _whole_count(sample_dt, h, "sample_dt", "steps per sample")
             if stride is None:
                 raise ValueError(f"argument 'sample_dt' must be a whole multiple of h = {h:g}, "
                                  f"got {sample_dt:g}")
@@ -450,10 +465,13 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
     rtol = _positive(rtol, "rtol")
     atol = _check_atol(atol, nq)
     max_step = _positive(max_step, "max_step", allow_none=True) or (t1 - t0) / 10
-    if not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
-        raise ValueError(f"argument 'max_steps' must be a positive integer, got {max_steps!r}")
+    if (not isinstance(max_steps, (int, np.integer)) or isinstance(max_steps, bool)
+            or not 1 <= max_steps <= MAX_STEPS):
+        raise ValueError(f"argument 'max_steps' must be an integer from 1 to {MAX_STEPS:,}, "
+                         f"got {max_steps!r}")
     dt = sample_dt if sample_dt is not None else (h if h is not None else DEFAULT_SAMPLE_DT)
-    n = _whole_count(t1 - t0, dt, "sample_dt")
+    dt_name = "sample_dt" if sample_dt is not None else ("h" if h is not None else "t_span")
+    n = _whole_count(t1 - t0, dt, dt_name, "samples")
     if n is not None:
         grid = t0 + dt * np.arange(n + 1)
         grid[-1] = t1

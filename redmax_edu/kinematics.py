@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .lie import adjoint_unchecked, inv_se3_unchecked
+from .model import check_model
 
 __all__ = ["Kinematics", "forward_kinematics", "body_poses", "body_twists", "joint_twist_adjoints"]
 
@@ -70,6 +71,7 @@ def joint_twist_adjoints(model):
            [ 1.,  0.,  0.],
            [ 0.,  0.,  0.]])
     """
+    check_model(model)
     if model not in _CONSTANT_ADJOINTS:
         A = adjoint_unchecked(inv_se3_unchecked(model.T_joint_body))
         A.setflags(write=False)
@@ -96,6 +98,7 @@ def forward_kinematics(model, q, qdot=None):
     >>> np.round(kin.E_wi[0, :3, 3], 12), kin.phi[0]
     (array([0., 1., 0.]), array([0., 0., 1., 0., 1., 0.]))
     """
+    check_model(model)
     if qdot is None:
         q, v = model.check_state(q), np.zeros(model.nq)
     else:

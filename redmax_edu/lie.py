@@ -640,7 +640,7 @@ def screw(phi):
 
     Taught in book/01_maximal/02_velocity.
     """
-    phi = as_array(phi, (6,), "phi")
+    phi = as_array(phi, (6,), "phi", real=True)
     w, nu = phi[:3], phi[3:]
     w2 = w @ w
     if w2 == 0:

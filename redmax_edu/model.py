@@ -22,16 +22,22 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ._validate import as_array, as_transform
+from ._validate import ArgumentTypeError, as_instance, as_real, as_sequence, as_transform
 from .deformable import DeformableSpring
 from .inertia import MassProperties
 from .joints import Joint, joint_from_spec
+from .joints.base import check_keys
+from .maximal.forces import Force
 from .units import GRAVITY
 
-__all__ = ["Body", "Model", "model_from_dict", "SCENE_FORMAT"]
+__all__ = ["Body", "Model", "model_from_dict", "check_model", "SCENE_FORMAT"]
 
 #: The ``format`` tag of the JSON scene format.
 SCENE_FORMAT = "redmax_edu-peers/1"
+
+#: ``check_state(q)`` checks q alone; ``check_state(q, None)`` is a missing velocity.
+_NO_QDOT = object()
+
 
 def _field(where, name, convert):
     """Run ``convert()``; re-raise its ValueError prefixed with the body and the field."""
@@ -44,7 +50,7 @@ def _field(where, name, convert):
 
 def _per_dof(value, ndof, where, name):
     """A joint parameter given as a scalar or one value per coordinate, as an (ndof,) array."""
-    a = _field(where, name, lambda: as_array(value, None, name))
+    a = _field(where, name, lambda: as_real(value, None, name))
     if a.ndim == 0:
         return np.full(ndof, float(a))
     if a.shape != (ndof,):
@@ -106,15 +112,14 @@ class Body:
             raise ValueError(f"{where}: field 'joint' must be a Joint, got {type(self.joint).__name__}")
         set_ = object.__setattr__
         set_(self, "parent", int(self.parent))
-        set_(self, "T_parent_joint", _field(where, "T_parent_joint",
-                                            lambda: as_transform(self.T_parent_joint, "T_parent_joint")))
-        set_(self, "T_joint_body", _field(where, "T_joint_body",
-                                          lambda: as_transform(self.T_joint_body, "T_joint_body")))
-        mass = _field(where, "mass", lambda: as_array(self.mass, (), "mass"))
+        for name in ("T_parent_joint", "T_joint_body"):
+            value = getattr(self, name)
+            set_(self, name, _field(where, name, lambda v=value, n=name: as_transform(v, n, real=True)))
+        mass = _field(where, "mass", lambda: as_real(self.mass, (), "mass"))
         if not mass > 0:
             raise ValueError(f"{where}: field 'mass' must be positive, got {float(mass)}")
         set_(self, "mass", float(mass))
-        inertia = _field(where, "inertia", lambda: as_array(self.inertia, ((3, 3), (3,)), "inertia"))
+        inertia = _field(where, "inertia", lambda: as_real(self.inertia, ((3, 3), (3,)), "inertia"))
         if inertia.shape == (3,):
             inertia = np.diag(inertia)
         # the rigid-body checks of §1.7 (symmetric, positive definite, triangle inequality)
@@ -128,7 +133,10 @@ class Body:
             set_(self, name, value)
         set_(self, "q_rest", np.zeros(n) if self.q_rest is None
              else _per_dof(self.q_rest, n, where, "q_rest"))
-        d = _field(where, "body_damping", lambda: as_array(self.body_damping, (), "body_damping"))
+        if self.shape is not None and not isinstance(self.shape, dict):
+            raise ValueError(f"{where}: field 'shape' must be a dict such as {{'type': 'cuboid', 'sides': "
+                             f"[x, y, z]}}, got {type(self.shape).__name__}")
+        d = _field(where, "body_damping", lambda: as_real(self.body_damping, (), "body_damping"))
         if d < 0:
             raise ValueError(f"{where}: field 'body_damping' must be non-negative, got {float(d)}")
         set_(self, "body_damping", float(d))
@@ -207,7 +215,9 @@ class Model:
     """
 
     def __init__(self, bodies, gravity=GRAVITY, forces=(), deformables=()):
-        bodies = tuple(bodies)
+        bodies = as_sequence(bodies, "bodies", "Body")
+        forces = as_sequence(forces, "forces", "Force")
+        deformables = as_sequence(deformables, "deformables", "DeformableSpring")
         if not bodies:
             raise ValueError("a model needs at least one body")
         names = set()
@@ -225,9 +235,12 @@ class Model:
                                  f"must come before their children, so it must be {allowed}; "
                                  "reorder the bodies or break the cycle")
         self.bodies = bodies
-        self.gravity = as_array(gravity, (3,), "gravity")
+        self.gravity = as_real(gravity, (3,), "gravity")
         self.forces = tuple(forces)
-        for force in self.forces:
+        for k, force in enumerate(self.forces):
+            if not isinstance(force, Force):
+                raise ArgumentTypeError(f"argument 'forces': forces[{k}] must be a Force of "
+                                        f"redmax_edu.maximal.forces, got {type(force).__name__}")
             force.check_bodies(len(bodies))
         self.n = len(bodies)
         self.names = tuple(b.name for b in bodies)
@@ -278,15 +291,15 @@ class Model:
         """Indices of the bodies whose parent is body ``i``."""
         return tuple(k for k, p in enumerate(self.parents) if p == i)
 
-    def check_state(self, q, qdot=None):
-        """Return ``q`` (and ``qdot``) as float arrays of shape (nq,), or raise ValueError."""
-        q = as_array(q, (self.nq,), "q")
-        return q if qdot is None else (q, as_array(qdot, (self.nq,), "qdot"))
+    def check_state(self, q, qdot=_NO_QDOT):
+        """Return ``q`` (and ``qdot``, if passed) as float arrays of shape (nq,), or raise ValueError."""
+        q = as_real(q, (self.nq,), "q")
+        return q if qdot is _NO_QDOT else (q, as_real(qdot, (self.nq,), "qdot"))
 
     def coordinates(self, q_joints=None):
         """A full coordinate vector (nq,): joint coordinates (nr,), default zero, then every
         deformable's free nodes at their starting positions."""
-        q_joints = np.zeros(self.nr) if q_joints is None else as_array(q_joints, (self.nr,), "q_joints")
+        q_joints = np.zeros(self.nr) if q_joints is None else as_real(q_joints, (self.nr,), "q_joints")
         return np.concatenate([q_joints] + [s.initial_coordinates() for s in self.deformables])
 
     def with_body(self, i, **changes):
@@ -327,7 +340,16 @@ class Model:
         return out
 
 
+def check_model(model, name="model"):
+    """Return ``model`` if it is a :class:`Model`; otherwise a TypeError (also a ValueError) naming it."""
+    return as_instance(model, Model, name)
+
+
 _BODY_FIELDS = ("name", "parent", "joint", "T_joint_body", "mass", "inertia")
+#: Every key a body of the scene format may carry (an unknown one is refused, not ignored).
+_BODY_KEYS = _BODY_FIELDS + ("T_parent_joint", "damping", "shape")
+#: Every top-level key of the scene format.
+_SCENE_KEYS = ("format", "gravity", "bodies", "deformables")
 
 
 def model_from_dict(spec, forces=()):
@@ -347,10 +369,11 @@ def model_from_dict(spec, forces=()):
     """
     if not isinstance(spec, dict):
         raise ValueError(f"a scene spec must be a dict, got {type(spec).__name__}")
+    check_keys(spec, _SCENE_KEYS, "scene")
     fmt = spec.get("format", SCENE_FORMAT)
     if fmt != SCENE_FORMAT:
         raise ValueError(f"field 'format' must be {SCENE_FORMAT!r}, got {fmt!r}")
-    gravity = _field("scene", "gravity", lambda: as_array(spec.get("gravity", GRAVITY), (3,), "gravity"))
+    gravity = _field("scene", "gravity", lambda: as_real(spec.get("gravity", GRAVITY), (3,), "gravity"))
     raw = spec.get("bodies")
     if not isinstance(raw, list) or not raw:
         raise ValueError("scene: field 'bodies' must be a non-empty list")
@@ -360,6 +383,7 @@ def model_from_dict(spec, forces=()):
         if not isinstance(b, dict):
             raise ValueError(f"{label}: must be a dict, got {type(b).__name__}")
         where = f"body {b['name']!r}" if isinstance(b.get("name"), str) else label
+        check_keys(b, _BODY_KEYS, where)
         for key in _BODY_FIELDS:
             if key not in b:
                 raise ValueError(f"{where}: missing field '{key}'")

@@ -25,7 +25,7 @@ spline_surface     2     control_values (4, 4, 6)                               
 Taught in book/02_reduced/04_joints.
 """
 
-from .base import Joint
+from .base import COMMON_JOINT_KEYS, Joint, check_keys
 from .basic import Fixed, Planar, Prismatic, Revolute, Translational
 from .composite import Composite, Free2D, Free3DEuler, Free3DExp
 from .euler import SphericalEuler, Universal
@@ -42,10 +42,11 @@ JOINT_TYPES = {cls.kind: cls for cls in (Fixed, Revolute, Prismatic, Planar, Tra
                                          Composite, SplineCurve, SplineSurface)}
 
 
-def joint_from_spec(spec, where="joint"):
+def joint_from_spec(spec, where="joint", common=COMMON_JOINT_KEYS):
     """Build a joint from its scene-format dict, e.g. ``{"type": "revolute", "axis": [0, 0, 1]}``.
 
     ``where`` names the joint in error messages (the model passes ``"body 'arm', joint"``).
+    Keys other than ``common`` (the model's spring fields) and the joint type's own are refused.
 
     >>> joint_from_spec({"type": "prismatic", "axis": [0, 2, 0]}).axis
     array([0., 1., 0.])
@@ -59,6 +60,7 @@ def joint_from_spec(spec, where="joint"):
     if "type" not in spec:
         raise ValueError(f"{where}: missing field 'type'")
     kind = spec["type"]
-    if kind not in JOINT_TYPES:
+    if not isinstance(kind, str) or kind not in JOINT_TYPES:
         raise ValueError(f"{where}: unknown joint type {kind!r}; known types: {', '.join(JOINT_TYPES)}")
+    check_keys(spec, tuple(common) + JOINT_TYPES[kind].spec_keys, where)
     return JOINT_TYPES[kind].from_spec(spec, where)

@@ -17,7 +17,24 @@ import numpy as np
 
 from .._validate import as_array
 
-__all__ = ["Joint", "spec_array"]
+__all__ = ["Joint", "spec_array", "check_keys", "COMMON_JOINT_KEYS"]
+
+#: Keys every joint spec may carry besides its own (the model reads them: §2.5 springs).
+COMMON_JOINT_KEYS = ("type", "T_parent_joint", "stiffness", "damping", "rest")
+
+
+def check_keys(spec, allowed, where):
+    """Refuse keys of ``spec`` not in ``allowed``, naming ``where`` and the closest valid key.
+
+    A typo such as ``"stifness"`` would otherwise be ignored silently.
+    """
+    import difflib
+
+    for key in spec:
+        if key not in allowed:
+            close = difflib.get_close_matches(str(key), [str(k) for k in allowed], n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ValueError(f"{where}: unknown field {key!r}{hint} (valid fields: {', '.join(allowed)})")
 
 
 def spec_array(spec, key, shape, where, default=None):
@@ -27,7 +44,7 @@ def spec_array(spec, key, shape, where, default=None):
             return np.array(default, dtype=float)
         raise ValueError(f"{where}: missing field '{key}'")
     try:
-        return as_array(spec[key], shape, key)
+        return as_array(spec[key], shape, key, real=True)
     except ValueError as err:
         raise ValueError(f"{where}: {err}") from None
 
@@ -37,6 +54,8 @@ class Joint:
 
     kind = None
     ndof = 0
+    #: The keys of this joint's scene format besides :data:`COMMON_JOINT_KEYS`.
+    spec_keys = ()
 
     # --- the three quantities of Eq. (2.24), checked ------------------------------------
     def Q(self, q):
@@ -63,7 +82,7 @@ class Joint:
         spherical joints switch chart (Euler angles) or shorten the rotation vector
         (exponential coordinates) here, §2.4.5 and §2.4.8.
         """
-        return self, q, qdot
+        return self, self._coordinates(q, "q", real=True), self._coordinates(qdot, "qdot", real=True)
 
     # --- scene format -------------------------------------------------------------------
     def spec(self):
@@ -76,8 +95,8 @@ class Joint:
         return cls()
 
     # --- for subclasses -----------------------------------------------------------------
-    def _coordinates(self, x, name):
-        return as_array(x, (self.ndof,), f"{name} of {self.kind} joint")
+    def _coordinates(self, x, name, real=False):
+        return as_array(x, (self.ndof,), f"{name} of {self.kind} joint", real)
 
     def _Q(self, q):
         raise NotImplementedError

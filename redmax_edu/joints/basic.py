@@ -19,10 +19,15 @@ __all__ = ["Fixed", "Revolute", "Prismatic", "Planar", "Translational", "unit_ax
 def unit_axis(axis, where):
     """``axis / |axis|``; a zero or non-finite axis is a ``ValueError`` naming ``where``."""
     try:
-        a = as_array(axis, (3,), "axis")
+        a = as_array(axis, (3,), "axis", real=True)
     except ValueError as err:
         raise ValueError(f"{where}: {err}") from None
+    if a.dtype.kind == "c":
+        raise ValueError(f"{where}: field 'axis' must be real, got {a.tolist()}")
     n = float(np.linalg.norm(a))
+    if not np.isfinite(n):  # |axis|^2 overflows: normalise the scaled axis instead
+        a = a / np.abs(a).max()
+        n = float(np.linalg.norm(a))
     if not n > 1e-12:
         raise ValueError(f"{where}: field 'axis' must be a nonzero 3-vector, got {a.tolist()}")
     # an axis that is already unit stays bit for bit, so that spec round trips are exact
@@ -58,6 +63,8 @@ class _ConstantJacobian(Joint):
 
 class _AxisJoint(_ConstantJacobian):
     """A one-coordinate joint along or about a unit ``axis``: its scene format is ``{"axis": ...}``."""
+
+    spec_keys = ("axis",)
 
     ndof = 1
 
@@ -136,11 +143,12 @@ class Planar(_ConstantJacobian):
     """
 
     kind = "planar"
+    spec_keys = ("plane",)
     ndof = 2
 
     def __init__(self, plane=((1.0, 0.0), (0.0, 1.0), (0.0, 0.0)), where="planar joint"):
         try:
-            B = as_array(plane, (3, 2), "plane")
+            B = as_array(plane, (3, 2), "plane", real=True)
         except ValueError as err:
             raise ValueError(f"{where}: {err}") from None
         if np.linalg.matrix_rank(B, tol=1e-9) < 2:

@@ -68,6 +68,7 @@ class Composite(Joint):
     """
 
     kind = "composite"
+    spec_keys = ("joints",)
 
     def __init__(self, joints, where="composite joint"):
         joints = tuple(joints)
@@ -133,8 +134,8 @@ class Composite(Joint):
             ``self``, or a joint of the same class with the new sub-joints.
         q, qdot : ndarray, shape (ndof,)
         """
-        q = self._coordinates(q, "q").copy()
-        qdot = self._coordinates(qdot, "qdot").copy()
+        q = self._coordinates(q, "q", real=True).copy()
+        qdot = self._coordinates(qdot, "qdot", real=True).copy()
         joints, changed = [], False
         for j, s in zip(self.joints, self._slices, strict=True):
             new, q[s], qdot[s] = j.reparameterize(q[s], qdot[s])
@@ -161,7 +162,7 @@ class Composite(Joint):
             if isinstance(sub, dict) and sub.get("type") in _NOT_ALLOWED:
                 raise ValueError(f"{where}: field 'joints'[{i}] has type {sub['type']!r}; a composite "
                                  f"joint may not contain {' or '.join(_NOT_ALLOWED)} joints")
-            joints.append(joint_from_spec(sub, f"{where}, joints[{i}]"))
+            joints.append(joint_from_spec(sub, f"{where}, joints[{i}]", common=("type",)))
         return cls(joints, where)
 
     def __repr__(self):
@@ -187,6 +188,7 @@ class Free2D(Composite):
     """
 
     kind = "free2d"
+    spec_keys = ()
 
     def __init__(self, where="free2d joint"):
         super().__init__([Planar(), Revolute([0.0, 0.0, 1.0])], where)
@@ -226,6 +228,7 @@ class Free3DEuler(Composite):
     """
 
     kind = "free3d_euler"
+    spec_keys = ("chart",)
 
     def __init__(self, chart="XYZ", where="free3d_euler joint"):
         super().__init__([Translational(), SphericalEuler(chart, where)], where)
@@ -268,10 +271,11 @@ class Free3DExp(Composite):
     """
 
     kind = "free3d_exp"
+    spec_keys = ("order",)
     ORDERS = ("translate_first", "rotate_first")
 
     def __init__(self, order="translate_first", where="free3d_exp joint"):
-        if order not in self.ORDERS:
+        if not isinstance(order, str) or order not in self.ORDERS:
             raise ValueError(f"{where}: field 'order' must be one of {', '.join(self.ORDERS)}, got {order!r}")
         self.order = order
         parts = [Translational(), SphericalExp()]

@@ -184,6 +184,7 @@ class SphericalEuler(Joint):
     """
 
     kind = "spherical_euler"
+    spec_keys = ("chart",)
     ndof = 3
 
     def __init__(self, chart="XYZ", where="spherical_euler joint"):
@@ -243,7 +244,7 @@ class SphericalEuler(Joint):
         >>> j.chart, bool(abs(j.det_S(q)) > 0.8)
         ('YXZ', True)
         """
-        q, qdot = self._coordinates(q, "q"), self._coordinates(qdot, "qdot")
+        q, qdot = self._coordinates(q, "q", real=True), self._coordinates(qdot, "qdot", real=True)
         if abs(self.det_S(q)) >= SWITCH_DET:
             return self, q, qdot
         R = self._R(np.sin(q), np.cos(q))

@@ -27,7 +27,7 @@ import numpy as np
 from ..lie import exp_so3, hat_unchecked
 from .base import Joint
 
-__all__ = ["SphericalExp", "REPARAM_ANGLE", "exp_coefficients"]
+__all__ = ["SphericalExp", "REPARAM_ANGLE", "MAX_ANGLE", "exp_coefficients"]
 
 #: Exponential coordinates are shortened when ``|q|`` exceeds this angle (1.5 pi, as in the
 #: reference RedMax code): ``q <- (1 - 2 pi/|q|) q`` gives the same rotation with
@@ -35,6 +35,10 @@ __all__ = ["SphericalExp", "REPARAM_ANGLE", "exp_coefficients"]
 #: of hysteresis (no switching back and forth near pi) while ``det S = 2 (1 - cos t)/t^2``
 #: is still 0.09 there, far from the singular shell at 2 pi.
 REPARAM_ANGLE = 1.5 * np.pi
+
+#: Longest rotation vector :meth:`SphericalExp.reparameterize` shortens: reducing |q| modulo
+#: the double nearest 2 pi shifts the angle by about |q| 4e-17, 4e-11 rad here.
+MAX_ANGLE = 1e6
 
 # Below this |q| the coefficients use their series. The closed forms of a'(s) and b'(s) lose
 # about eps/t^4 and eps/t^2 of absolute accuracy to cancellation: 3e-15 at t = 0.5. Nine
@@ -138,7 +142,8 @@ class SphericalExp(Joint):
     def reparameterize(self, q, qdot):
         """Shorten ``q`` past ``REPARAM_ANGLE``: ``q <- (1 - 2 pi/|q|) q``, keeping R and ``S qdot``.
 
-        Repeated until ``|q| <= REPARAM_ANGLE``; the velocity becomes
+        Past ``3.5 pi`` the shift is applied in closed form (``|q|`` reduced modulo ``2 pi``
+        in one step), so a huge rotation vector does not loop; the velocity becomes
         ``qdot_new = S(q_new)^-1 S(q_old) qdot_old`` (§2.4.8), so the angular velocity is the same.
 
         Parameters
@@ -158,12 +163,24 @@ class SphericalExp(Joint):
         >>> np.round(q, 6) + 0.0, np.round(qd, 6) + 0.0
         (array([ 0.      ,  0.      , -1.283185]), array([0., 0., 1.]))
         """
-        q, qdot = self._coordinates(q, "q"), self._coordinates(qdot, "qdot")
+        q, qdot = self._coordinates(q, "q", real=True), self._coordinates(qdot, "qdot", real=True)
+        q_in = q
         norm = float(np.linalg.norm(q))
         if norm <= REPARAM_ANGLE:
             return self, q, qdot
+        if norm > MAX_ANGLE:
+            raise ValueError(f"argument 'q' of spherical_exp joint: a rotation vector of length {norm:.3g} "
+                             f"rad (above {MAX_ANGLE:g}) has lost its angle to rounding (the spacing of "
+                             "doubles there is too coarse for the rotation); start from a q with |q| < 2 pi")
         omega = self._S(q)[:3] @ qdot
-        while norm > REPARAM_ANGLE:
-            q = (1.0 - 2.0 * np.pi / norm) * q
-            norm = float(np.linalg.norm(q))
+        q = (1.0 - 2.0 * np.pi / norm) * q
+        new_norm = float(np.linalg.norm(q))
+        if new_norm > REPARAM_ANGLE:
+            # |q| beyond 3.5 pi: repeating the shift would take |q|/(2 pi) steps (and never end
+            # once 2 pi is below the spacing of doubles near |q|). Reduce |q| modulo 2 pi in one
+            # step instead, into (-pi/2, 1.5 pi] along the same axis.
+            r = math.fmod(norm, 2.0 * np.pi)
+            if r > REPARAM_ANGLE:
+                r -= 2.0 * np.pi
+            q = (r / norm) * q_in
         return self, q, np.linalg.solve(self._S(q)[:3], omega)

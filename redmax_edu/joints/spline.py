@@ -23,7 +23,7 @@ Taught in book/02_reduced/04_joints.
 
 import numpy as np
 
-from .._validate import as_transform
+from .._validate import as_array, as_transform
 from ..lie import ad_unchecked, adjoint_unchecked, exp_se3, inv_se3_unchecked, log_se3
 from .base import Joint, spec_array
 
@@ -180,10 +180,14 @@ class SplineCurve(Joint):
     """
 
     kind = "spline_curve"
+    spec_keys = ("control_frames",)
     ndof = 1
 
     def __init__(self, control_frames, where="spline_curve joint"):
-        frames = np.asarray(control_frames) if not isinstance(control_frames, np.ndarray) else control_frames
+        try:
+            frames = as_array(control_frames, None, "control_frames", real=True)
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
         if frames.ndim != 3 or frames.shape[1:] != (4, 4):
             raise ValueError(f"{where}: field 'control_frames' must be a list of 4x4 transforms, "
                              f"got shape {frames.shape}")
@@ -191,7 +195,8 @@ class SplineCurve(Joint):
             raise ValueError(f"{where}: field 'control_frames' needs at least 4 frames for a cubic "
                              f"B-spline, got {len(frames)}")
         try:
-            frames = np.array([as_transform(F, f"control_frames[{i}]") for i, F in enumerate(frames)])
+            frames = np.array([as_transform(F, f"control_frames[{i}]", real=True)
+                               for i, F in enumerate(frames)])
         except ValueError as err:
             raise ValueError(f"{where}: {err}") from None
         self.control_frames = frames
@@ -239,8 +244,8 @@ class SplineCurve(Joint):
             raise ValueError(f"{where}: missing field 'control_frames'")
         raw = spec["control_frames"]
         try:
-            frames = np.asarray(raw, dtype=float)
-        except (TypeError, ValueError):
+            frames = as_array(raw, None, "control_frames", real=True)
+        except ValueError:
             raise ValueError(f"{where}: field 'control_frames' must be a list of 4x4 numeric "
                              f"transforms") from None
         return cls(frames, where)
@@ -279,6 +284,7 @@ class SplineSurface(Joint):
     """
 
     kind = "spline_surface"
+    spec_keys = ("control_values",)
     ndof = 2
 
     def __init__(self, control_values, where="spline_surface joint"):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import as_array
+from .._validate import as_array, as_real, as_scalar
 from ..inertia import TRIANGLE_RTOL, cuboid
 from ..lie import ad, adjoint, inv_se3
 
@@ -49,13 +49,19 @@ class RigidBody:
     half_sizes: np.ndarray | None = None
 
     def __post_init__(self):
+        if not isinstance(self.name, str):
+            raise ValueError(f"argument 'name' must be a string, "
+                             f"got {type(self.name).__name__} {self.name!r}")
         where = f"body {self.name!r}"
-        mass = float(self.mass)
-        if not np.isfinite(mass) or mass <= 0:
+        try:
+            mass = as_scalar(self.mass, "mass")
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+        if not mass > 0:
             raise ValueError(f"{where}: mass must be positive and finite, got {self.mass}")
         object.__setattr__(self, "mass", mass)
         try:
-            moments = as_array(self.moments, (3,), "moments")
+            moments = as_real(self.moments, (3,), "moments")
         except ValueError as err:
             raise ValueError(f"{where}: {err}") from None
         if np.any(moments <= 0):
@@ -69,7 +75,7 @@ class RigidBody:
         object.__setattr__(self, "moments", moments)
         if self.half_sizes is not None:
             try:
-                half = as_array(self.half_sizes, (3,), "half_sizes")
+                half = as_real(self.half_sizes, (3,), "half_sizes")
             except ValueError as err:
                 raise ValueError(f"{where}: {err}") from None
             object.__setattr__(self, "half_sizes", half)
@@ -132,7 +138,15 @@ def newton_euler_acceleration(M, phi, wrench):
     M = as_array(M, (6, 6), "M")
     phi = as_array(phi, (6,), "phi")
     wrench = as_array(wrench, (6,), "wrench")
-    return np.linalg.solve(M, ad(phi).T @ (M @ phi) + wrench)
+    try:
+        out = np.linalg.solve(M, ad(phi).T @ (M @ phi) + wrench)
+    except np.linalg.LinAlgError:
+        raise ValueError("argument 'M' is singular: a body needs a positive mass and positive "
+                         "principal moments") from None
+    if not np.isfinite(out).all():
+        raise ValueError("the acceleration is not finite: argument 'M' is (nearly) singular or 'phi' "
+                         "is too large (the Coriolis wrench overflows)")
+    return out
 
 
 def kinetic_energy(M, phi):

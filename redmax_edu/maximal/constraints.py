@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validate import as_array, as_transform
+from .._validate import as_array, as_index, as_real, as_scalar, as_transform
 from ..lie import adjoint, gamma, inv_se3, log_se3
 
 __all__ = ["JOINT_ROWS", "Joint", "GroundContact", "BodyContact", "pyramid_directions"]
@@ -80,9 +80,14 @@ class Joint:
         label = self.label
         if self.kind not in JOINT_ROWS:
             raise ValueError(f"{label}: unknown kind {self.kind!r}; choose one of {sorted(JOINT_ROWS)}")
-        if not isinstance(self.a, (int, np.integer)) or self.a < 0:
+        if not isinstance(self.kind, str):
+            raise ValueError(f"{label}: argument 'kind' must be a string, got {type(self.kind).__name__}")
+        if not isinstance(self.name, str):
+            raise ValueError(f"{label}: argument 'name' must be a string, got {type(self.name).__name__}")
+        if isinstance(self.a, bool) or not isinstance(self.a, (int, np.integer)) or self.a < 0:
             raise ValueError(f"{label}: body 'a' must be an index >= 0, got {self.a!r}")
-        if not isinstance(self.b, (int, np.integer)) or self.b < -1 or self.b == self.a:
+        if (isinstance(self.b, bool) or not isinstance(self.b, (int, np.integer)) or self.b < -1
+                or self.b == self.a):
             raise ValueError(f"{label}: body 'b' must be another body's index or -1 (world), got {self.b!r}")
         for attr in ("E_a_j", "E_b_j"):
             try:
@@ -90,9 +95,11 @@ class Joint:
             except ValueError as err:
                 raise ValueError(f"{label}: {err}") from None
         for attr in ("compliance", "damping"):
-            value = float(getattr(self, attr))
-            if not np.isfinite(value) or value < 0:
-                raise ValueError(f"{label}: {attr} must be finite and >= 0, got {value}")
+            try:
+                value = as_scalar(getattr(self, attr), attr, minimum=0.0)
+            except ValueError as err:
+                msg = str(err).replace(repr(attr), attr).replace("argument ", "")
+                raise ValueError(f"{label}: {msg}") from None
             object.__setattr__(self, attr, value)
         object.__setattr__(self, "rows", JOINT_ROWS[self.kind])
 
@@ -107,6 +114,10 @@ class Joint:
     def at(cls, kind, a, b, E_w_j, E, **kwargs):
         """A joint whose frame has world pose ``E_w_j`` when the bodies have poses ``E`` (n, 4, 4)."""
         E_w_j = as_transform(E_w_j, "E_w_j")
+        E = as_real(E, None, "E")
+        a_, b_ = as_index(a, "a"), as_index(b, "b", minimum=-1)
+        if E.ndim != 3 or E.shape[1:] != (4, 4) or max(a_, b_) >= len(E):
+            raise ValueError(f"argument 'E' must have shape (n, 4, 4) with n > {max(a_, b_)}, got {E.shape}")
         E_a_j = inv_se3(E[a]) @ E_w_j
         E_b_j = E_w_j if b < 0 else inv_se3(E[b]) @ E_w_j
         return cls(kind, a, b, E_a_j, E_b_j, **kwargs)
@@ -188,14 +199,16 @@ class GroundContact:
     margin: float = 1e-2
 
     def __post_init__(self):
-        if not isinstance(self.body, (int, np.integer)) or self.body < 0:
-            raise ValueError(f"contact: 'body' must be an index >= 0, got {self.body!r}")
-        pts = np.atleast_2d(np.asarray(self.points, dtype=float))
-        object.__setattr__(self, "points", as_array(pts, (pts.shape[0], 3), "points"))
-        if not np.isfinite(self.mu) or self.mu < 0:
-            raise ValueError(f"contact on body {self.body}: 'mu' must be >= 0, got {self.mu}")
-        object.__setattr__(self, "plane_point", as_array(self.plane_point, (3,), "plane_point"))
-        n = _unit(as_array(self.plane_normal, (3,), "plane_normal"), "plane_normal")
+        as_index(self.body, "body")
+        pts = np.atleast_2d(as_real(self.points, None, "points"))
+        object.__setattr__(self, "points", as_real(pts, (pts.shape[0], 3), "points"))
+        try:
+            object.__setattr__(self, "mu", as_scalar(self.mu, "mu", minimum=0.0))
+            object.__setattr__(self, "margin", as_scalar(self.margin, "margin"))
+        except ValueError as err:
+            raise ValueError(f"contact on body {self.body}: {err}") from None
+        object.__setattr__(self, "plane_point", as_real(self.plane_point, (3,), "plane_point"))
+        n = _unit(as_real(self.plane_normal, (3,), "plane_normal"), "plane_normal")
         object.__setattr__(self, "plane_normal", n)
 
     def distances(self, E):
@@ -259,16 +272,32 @@ class BodyContact:
     n_j: np.ndarray
     mu: float = 0.0
 
+    def __post_init__(self):
+        as_index(self.i, "i")
+        as_index(self.j, "j")
+        if self.i == self.j:
+            raise ValueError(f"contact: 'i' and 'j' must be two different body indices, "
+                             f"got {self.i} and {self.j}")
+        for attr in ("r_i", "r_j", "n_j"):
+            object.__setattr__(self, attr, as_real(getattr(self, attr), (3,), attr))
+        if not np.any(self.n_j):
+            raise ValueError("argument 'n_j' must be a nonzero vector")
+        object.__setattr__(self, "mu", as_scalar(self.mu, "mu", minimum=0.0))
+
     @classmethod
     def at(cls, i, j, point, normal, E, mu=0.0):
         """The contact of bodies i and j at the world ``point`` with world ``normal``, at poses ``E``."""
-        if i == j or min(i, j) < 0:
+        i, j = as_index(i, "i"), as_index(j, "j")
+        if i == j:
             raise ValueError(f"contact: 'i' and 'j' must be two different body indices, got {i} and {j}")
-        point = as_array(point, (3,), "point")
-        n = _unit(as_array(normal, (3,), "normal"), "normal")
+        point = as_real(point, (3,), "point")
+        n = _unit(as_real(normal, (3,), "normal"), "normal")
+        E = as_real(E, None, "E")
+        if E.ndim != 3 or E.shape[1:] != (4, 4) or max(i, j) >= len(E):
+            raise ValueError(f"argument 'E' must have shape (n, 4, 4) with n > {max(i, j)}, got {E.shape}")
         r_i = (inv_se3(E[i]) @ np.append(point, 1.0))[:3]
         r_j = (inv_se3(E[j]) @ np.append(point, 1.0))[:3]
-        return cls(i, j, r_i, r_j, E[j][:3, :3].T @ n, float(mu))
+        return cls(i, j, r_i, r_j, E[j][:3, :3].T @ n, mu)
 
     @property
     def body(self):

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validate import as_array, as_transform
+from .._validate import ArgumentTypeError, as_index, as_instance, as_real, as_scalar, as_transform
 from ..lie import ad, gamma, left_jacobian_inverse_so3, log_so3, right_jacobian_inverse_so3
 from ..units import GRAVITY
 
@@ -92,9 +92,10 @@ class Attachment:
     r: np.ndarray = field(default_factory=lambda: np.zeros(3))
 
     def __post_init__(self):
-        if not isinstance(self.body, (int, np.integer)) or self.body < -1:
+        if isinstance(self.body, (bool, np.bool_)) or not isinstance(self.body, (int, np.integer)) \
+                or self.body < -1:
             raise ValueError(f"attachment body must be an index >= -1 (-1 is the world), got {self.body!r}")
-        object.__setattr__(self, "r", as_array(self.r, (3,), "r"))
+        object.__setattr__(self, "r", as_real(self.r, (3,), "r"))
 
 
 def point_kinematics(E, phi, attachments):
@@ -200,17 +201,13 @@ def assemble_point_forces(E, phi, attachments, F, dF_dx=None, dF_dv=None):
     return out
 
 
-def _index(body, name="body"):
-    if not isinstance(body, (int, np.integer)) or body < 0:
-        raise ValueError(f"argument '{name}' must be a body index >= 0, got {body!r}")
-    return int(body)
+def _index(body, name="body", minimum=0):
+    """A body index (an int, not a bool or a float) ``>= minimum``, checked by the shared checks."""
+    return as_index(body, name, minimum)
 
 
 def _nonnegative(value, name):
-    value = float(value)
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"argument '{name}' must be finite and >= 0, got {value}")
-    return value
+    return as_scalar(value, name, minimum=0.0)
 
 
 class Gravity(Force):
@@ -229,10 +226,8 @@ class Gravity(Force):
 
     def __init__(self, body, mass, g=GRAVITY):
         self.body = _index(body)
-        self.mass = float(mass)
-        if not np.isfinite(self.mass) or self.mass <= 0:
-            raise ValueError(f"argument 'mass' must be positive, got {mass}")
-        self.g = as_array(g, (3,), "g")
+        self.mass = as_scalar(mass, "mass", minimum=0.0, strict=True)
+        self.g = as_real(g, (3,), "g")
         self.bodies = (self.body,)
 
     def evaluate(self, E, phi):
@@ -253,10 +248,8 @@ class PointForce(Force):
 
     def __init__(self, body, r, direction, k=1.0):
         self.point = Attachment(_index(body), r)
-        k = float(k)
-        if not np.isfinite(k):
-            raise ValueError(f"argument 'k' must be finite, got {k}")
-        self.F = k * as_array(direction, (3,), "direction")
+        k = as_scalar(k, "k")
+        self.F = k * as_real(direction, (3,), "direction")
         self.bodies = (self.point.body,)
 
     def evaluate(self, E, phi):
@@ -306,7 +299,7 @@ class Coriolis(Force):
 
     def __init__(self, body, M):
         self.body = _index(body)
-        self.M = as_array(M, (6, 6), "M")
+        self.M = as_real(M, (6, 6), "M")
         self.bodies = (self.body,)
 
     def evaluate(self, E, phi):
@@ -332,7 +325,7 @@ class PointSpring(Force):
     """
 
     def __init__(self, first, second, stiffness, damping=0.0):
-        self.points = (first, second)
+        self.points = (as_instance(first, Attachment, "first"), as_instance(second, Attachment, "second"))
         self.ks = _nonnegative(stiffness, "stiffness")
         self.kd = _nonnegative(damping, "damping")
         self.bodies = tuple(p.body for p in self.points)
@@ -360,9 +353,7 @@ class LinearSpringDamper:
     def __init__(self, k, d=0.0, rest_length=1.0):
         self.k = _nonnegative(k, "k")
         self.d = _nonnegative(d, "d")
-        self.L = float(rest_length)
-        if not np.isfinite(self.L) or self.L <= 0:
-            raise ValueError(f"argument 'rest_length' must be positive, got {rest_length}")
+        self.L = as_scalar(rest_length, "rest_length", minimum=0.0, strict=True)
 
     def __call__(self, l, ldot):
         return (self.k * (l - self.L) + self.d * ldot) / self.L, self.k / self.L, self.d / self.L
@@ -400,9 +391,15 @@ class Spring(Force):
     """
 
     def __init__(self, points, law):
-        self.points = tuple(points)
+        if not isinstance(points, (list, tuple)):
+            raise ArgumentTypeError(f"argument 'points' must be a list of Attachment, "
+                                    f"got {type(points).__name__}")
+        self.points = tuple(as_instance(p, Attachment, f"points[{k}]") for k, p in enumerate(points))
         if len(self.points) < 2:
             raise ValueError(f"argument 'points' needs at least 2 attachments, got {len(self.points)}")
+        if not callable(law):
+            raise ArgumentTypeError(f"argument 'law' must be callable (l, ldot) -> (f, df/dl, df/dldot), "
+                                    f"got {type(law).__name__}")
         self.law = law
         self.bodies = tuple(p.body for p in self.points)
 
@@ -473,12 +470,14 @@ class GroundPenalty(Force):
     def __init__(self, body, points, kn, kd=0.0, kt=0.0, mu=0.0, plane_point=(0, 0, 0),
                  plane_normal=(0, 0, 1)):
         self.body = _index(body)
-        pts = np.asarray(points, dtype=float)
-        self.points = tuple(Attachment(self.body, p) for p in np.atleast_2d(pts))
+        pts = np.atleast_2d(as_real(points, None, "points"))
+        if pts.ndim != 2 or pts.shape[1] != 3:
+            raise ValueError(f"argument 'points' must have shape (m, 3), got {pts.shape}")
+        self.points = tuple(Attachment(self.body, p) for p in pts)
         self.kn, self.kd = _nonnegative(kn, "kn"), _nonnegative(kd, "kd")
         self.kt, self.mu = _nonnegative(kt, "kt"), _nonnegative(mu, "mu")
-        self.xg = as_array(plane_point, (3,), "plane_point")
-        n = as_array(plane_normal, (3,), "plane_normal")
+        self.xg = as_real(plane_point, (3,), "plane_point")
+        n = as_real(plane_normal, (3,), "plane_normal")
         if np.linalg.norm(n) == 0:
             raise ValueError("argument 'plane_normal' must be nonzero")
         self.n = n / np.linalg.norm(n)
@@ -534,9 +533,7 @@ class FrameSpring(Force):
     """
 
     def __init__(self, a, E_a_1, b, E_b_2, kt, kr, dt=0.0, dr=0.0):
-        self.a, self.b = _index(a, "a"), int(b)
-        if self.b < -1:
-            raise ValueError(f"argument 'b' must be a body index or -1 (world), got {b}")
+        self.a, self.b = _index(a, "a"), _index(b, "b", minimum=-1)
         self.E_a_1 = as_transform(E_a_1, "E_a_1")
         self.E_b_2 = as_transform(E_b_2, "E_b_2")
         self.kr, self.dr = _nonnegative(kr, "kr"), _nonnegative(dr, "dr")

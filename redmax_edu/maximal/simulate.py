@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._validate import MAX_MAGNITUDE, as_index, as_instance, as_scalar, check_count
 from ..lie import brac, exp_se3
 from .solve import check_independent_rows, contact_qp, kkt_solve, pgs_contact
 
@@ -31,6 +32,9 @@ METHODS = ("explicit", "symplectic", "implicit")
 
 #: A twist entry beyond this (rad/s or m/s) means the integration has blown up.
 DIVERGED = 1e8
+
+#: Most steps (or RK45 samples) one call may ask for; checked before stepping or allocating.
+MAX_STEPS = 10_000_000
 
 
 @dataclass
@@ -43,9 +47,16 @@ class StepInfo:
 
 
 def _check_step_args(system, h, method):
-    if method not in METHODS:
+    from .system import System
+
+    as_instance(system, System, "system")
+    if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"argument 'method' must be one of {METHODS}, got {method!r}")
-    if not (np.isfinite(h) and h > 0):
+    try:
+        h = as_scalar(h, "h")
+    except ValueError as err:
+        raise ValueError(f"argument 'h' (the step size) must be positive: {err}") from None
+    if not h > 0:
         raise ValueError(f"argument 'h' (the step size) must be positive, got {h}")
     if method == "explicit" and (system.joints or system.contacts):
         raise ValueError("explicit Euler moves with the old velocities, which ignore the constraints: "
@@ -114,6 +125,11 @@ def step(system, E, phi, h, method="symplectic", *, baumgarte=0.0, contact_corre
     info : StepInfo
     """
     _check_step_args(system, h, method)
+    h = float(h)
+    baumgarte = as_scalar(baumgarte, "baumgarte", minimum=0.0)
+    contact_correction = as_scalar(contact_correction, "contact_correction", minimum=0.0)
+    if contact_solver not in ("qp", "pgs"):
+        raise ValueError(f"argument 'contact_solver' must be 'qp' or 'pgs', got {contact_solver!r}")
     E, phi = system.check_state(E, phi)
     terms = system.evaluate(E, phi)
     M = system.mass_matrix()
@@ -123,6 +139,10 @@ def step(system, E, phi, h, method="symplectic", *, baumgarte=0.0, contact_corre
         b = M @ Phi + h * (terms.f - terms.D @ Phi)
     else:
         A, b = M, M @ Phi + h * terms.f
+    if not (np.abs(A) <= MAX_MAGNITUDE).all() or not (np.abs(b) <= MAX_MAGNITUDE).all():
+        raise ValueError(f"the forces overflow at this state (largest |phi| = {np.abs(phi).max():.3g}, "
+                         f"largest |p| = {np.abs(E[:, :3, 3]).max():.3g}): arguments 'E' and 'phi' are "
+                         "too large for a step")
     info = StepInfo()
     joints = _joint_rows(system, E, h, baumgarte)
     if joints is not None:
@@ -147,7 +167,11 @@ def step(system, E, phi, h, method="symplectic", *, baumgarte=0.0, contact_corre
         info.solution = kkt_solve(A, b, G, r_G, C)
         new_Phi = info.solution.phi
     else:
-        new_Phi = np.linalg.solve(A, b)
+        try:
+            new_Phi = np.linalg.solve(A, b)
+        except np.linalg.LinAlgError:
+            raise ValueError(f"the step matrix is singular (h = {h:g}, method {method!r}): the forces' "
+                             "stiffness cancels the mass; reduce 'h'") from None
     new_phi = new_Phi.reshape(phi.shape)
     if not np.isfinite(new_phi).all() or np.abs(new_phi).max() > DIVERGED:
         raise ValueError(f"the step diverged (a body twist exceeds {DIVERGED:g}): reduce 'h' or "
@@ -200,9 +224,9 @@ def simulate(system, E0, phi0, h, steps, method="symplectic", **step_options):
     -4.954
     """
     _check_step_args(system, h, method)
+    h = float(h)
     E, phi = system.check_state(E0, phi0)
-    if not isinstance(steps, (int, np.integer)) or steps < 0:
-        raise ValueError(f"argument 'steps' must be a non-negative integer, got {steps!r}")
+    check_count(as_index(steps, "steps"), MAX_STEPS, "steps", "steps")
     Es, phis, infos = [E], [phi], []
     for _ in range(steps):
         E, phi, info = step(system, E, phi, h, method, **step_options)
@@ -240,6 +264,12 @@ def simulate_rk45(system, E0, phi0, t_end, samples=201, rtol=1e-10, atol=1e-12):
     """
     from scipy.integrate import solve_ivp
 
+    from .system import System
+
+    as_instance(system, System, "system")
+    t_end = as_scalar(t_end, "t_end", minimum=0.0, strict=True)
+    check_count(as_index(samples, "samples", minimum=2), MAX_STEPS, "samples", "samples")
+    rtol, atol = as_scalar(rtol, "rtol", 0.0, strict=True), as_scalar(atol, "atol", 0.0, strict=True)
     if system.joints or system.contacts:
         raise ValueError("simulate_rk45 handles unconstrained systems only (no joints or contacts)")
     E0, phi0 = system.check_state(E0, phi0)

@@ -19,8 +19,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validate import as_index, as_real, as_scalar, check_count
+
 __all__ = ["ConstraintSolution", "kkt_solve", "check_independent_rows", "contact_qp",
            "qp_to_lcp", "projected_gauss_seidel", "pgs_contact"]
+
+#: Most Gauss-Seidel sweeps one call may ask for (each sweep visits every row).
+MAX_SWEEPS = 10_000_000
+
+
+def _iterations(iterations, tol):
+    """The sweep budget and tolerance of a Gauss-Seidel solve, checked (a bool or 1e12 is refused)."""
+    n = check_count(as_index(iterations, "iterations", minimum=1), MAX_SWEEPS, "sweeps", "iterations")
+    return n, as_scalar(tol, "tol", minimum=0.0)
 
 
 @dataclass
@@ -99,10 +110,21 @@ def kkt_solve(A, b, G, r, compliance=None):
     >>> sol.phi, sol.lam_G
     (array([0. , 0.5]), array([-1.]))
     """
+    A, b = as_real(A, None, "A"), as_real(b, None, "b")
+    G, r = as_real(G, None, "G"), as_real(r, None, "r")
+    n6 = len(b)
+    if A.shape != (n6, n6) or G.ndim != 2 or G.shape[1] != n6 or r.shape != (len(G),):
+        raise ValueError(f"arguments A {A.shape}, b {b.shape}, G {G.shape}, r {r.shape} must have shapes "
+                         "(m, m), (m,), (k, m) and (k,)")
     k = len(G)
-    C = np.zeros(k) if compliance is None else np.asarray(compliance, dtype=float)
+    C = np.zeros(k) if compliance is None else as_real(compliance, (k,), "compliance")
     K = np.block([[A, -G.T], [G, np.diag(C)]])
-    x = np.linalg.solve(K, np.concatenate([b, r]))
+    try:
+        x = np.linalg.solve(K, np.concatenate([b, r]))
+    except np.linalg.LinAlgError:
+        raise ValueError("the KKT matrix of Eq. (1.88) is singular: two rigid constraints remove the "
+                         "same motion (see check_independent_rows) or A is singular (a body without "
+                         "mass)") from None
     phi, lam = x[: len(b)], x[len(b):]
     return ConstraintSolution(phi, G.T @ lam, lam, np.zeros(0), np.zeros(0))
 
@@ -239,6 +261,7 @@ def projected_gauss_seidel(M, q, lower=None, upper=None, z0=None, iterations=500
     >>> z
     array([0.5, 0. ])
     """
+    iterations, tol = _iterations(iterations, tol)
     k = len(q)
     lower = np.zeros(k) if lower is None else np.asarray(lower, dtype=float)
     upper = np.full(k, np.inf) if upper is None else np.asarray(upper, dtype=float)
@@ -277,6 +300,7 @@ def pgs_contact(A, b, N, r_N, T2=None, mu=None, iterations=1000, tol=1e-12):
     """
     A = _sym(A)
     Ainv = np.linalg.inv(A)
+    iterations, tol = _iterations(iterations, tol)
     k = len(N)
     T2 = np.zeros((0, len(b))) if T2 is None else T2
     mu = np.broadcast_to(np.asarray(0.0 if mu is None else mu, dtype=float), (k,))

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validate import ROTATION_TOL
+from .._validate import ROTATION_TOL, ArgumentTypeError, as_real, as_sequence, check_rotation_block
 from ..units import GRAVITY
 from .body import RigidBody, spatial_momentum
 from .constraints import BodyContact, GroundContact, Joint
@@ -49,23 +49,24 @@ class System:
     _internal: tuple = field(init=False, repr=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "bodies", tuple(self.bodies))
-        object.__setattr__(self, "forces", tuple(self.forces))
-        object.__setattr__(self, "joints", tuple(self.joints))
-        object.__setattr__(self, "contacts", tuple(self.contacts))
-        object.__setattr__(self, "gravity", np.asarray(self.gravity, dtype=float))
+        for name, what in (("bodies", "RigidBody"), ("forces", "Force"), ("joints", "Joint"),
+                           ("contacts", "GroundContact or BodyContact")):
+            object.__setattr__(self, name, as_sequence(getattr(self, name), name, what))
+        object.__setattr__(self, "gravity", as_real(self.gravity, (3,), "gravity"))
         n = len(self.bodies)
         if n == 0:
             raise ValueError("a system needs at least one body")
         for k, body in enumerate(self.bodies):
             if not isinstance(body, RigidBody):
-                raise ValueError(f"bodies[{k}] is a {type(body).__name__}, not a RigidBody")
+                raise ArgumentTypeError(f"argument 'bodies': bodies[{k}] is a {type(body).__name__}, "
+                                        "not a RigidBody")
         names = [b.name for b in self.bodies]
         if len(set(names)) != n:
             raise ValueError(f"body names must be unique, got {names}")
-        for force in self.forces:
+        for k, force in enumerate(self.forces):
             if not isinstance(force, Force):
-                raise ValueError(f"forces must be Force objects, got {type(force).__name__}")
+                raise ArgumentTypeError(f"argument 'forces': forces[{k}] must be a Force object, "
+                                        f"got {type(force).__name__}")
             force.check_bodies(n)
         for joint in self.joints:
             if not isinstance(joint, Joint) or joint.a >= n or joint.b >= n:
@@ -100,17 +101,33 @@ class System:
 
         Raises ValueError naming the body whose pose is not rigid or whose values are not finite.
         """
-        E = np.asarray(E, dtype=float)
-        phi = np.asarray(phi, dtype=float)
-        if E.shape != (self.n, 4, 4) or phi.shape != (self.n, 6):
+        shapes = []
+        for x, name in ((E, "E"), (phi, "phi")):
+            try:
+                shapes.append(np.shape(x))
+            except ValueError as err:  # ragged nested lists
+                raise ValueError(f"argument '{name}' is not a numeric array: {err}") from None
+        if shapes[0] != (self.n, 4, 4) or shapes[1] != (self.n, 6):
             raise ValueError(f"state must have E of shape ({self.n}, 4, 4) and phi of shape ({self.n}, 6), "
-                             f"got {E.shape} and {phi.shape}")
+                             f"got {shapes[0]} and {shapes[1]}")
+        try:
+            E, phi = as_real(E, None, "E"), as_real(phi, None, "phi")
+        except ValueError as whole:  # find the body at fault
+            for i, body in enumerate(self.bodies):
+                try:
+                    as_real(E[i], (4, 4), f"E[{i}]")
+                    as_real(phi[i], (6,), f"phi[{i}]")
+                except ValueError as err:
+                    msg = str(err).replace("NaN or infinite entries", "NaN or infinite values")
+                    raise ValueError(f"body {body.name!r}: the state is not valid: {msg}") from None
+            raise whole from None
         for i, body in enumerate(self.bodies):
-            if not (np.isfinite(E[i]).all() and np.isfinite(phi[i]).all()):
-                raise ValueError(f"body {body.name!r}: the state contains NaN or infinite values")
-            R = E[i, :3, :3]
-            if np.abs(R.T @ R - np.eye(3)).max() > ROTATION_TOL or np.linalg.det(R) < 0:
-                raise ValueError(f"body {body.name!r}: pose is not a rigid transform")
+            try:  # Eq. (1.1)-(1.3): last row [0, 0, 0, 1] and rotation block
+                if np.abs(E[i, 3] - (0.0, 0.0, 0.0, 1.0)).max() > ROTATION_TOL:
+                    raise ValueError(f"its last row must be [0, 0, 0, 1], got {E[i, 3].tolist()}")
+                check_rotation_block(E[i, :3, :3], f"E[{i}]")
+            except ValueError as err:
+                raise ValueError(f"body {body.name!r}: pose is not a rigid transform: {err}") from None
         return E, phi
 
     def evaluate(self, E, phi):

@@ -1,0 +1,628 @@
+"""Malformed input thrown at the public entry points (issue 9, section 4), property-based.
+
+Every call must end in one of two ways: a ValueError or TypeError whose message names the
+argument (or the body, joint or field) at fault, or a finite result. Never another
+exception type, never NaN or inf, never a hang (each example has a deadline). The examples
+are derandomized and bounded, so the file is deterministic and runs in well under a minute.
+
+Run with ``-s`` to print how many malformed inputs were tried and how each class ended.
+"""
+
+import collections
+import copy
+import dataclasses
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.configuration import set_hypothesis_home_dir
+
+from redmax_edu import inertia, lie
+from redmax_edu.dynamics import (
+    energies,
+    forward_dynamics,
+    inverse_dynamics,
+    linearly_implicit_euler_step,
+    mass_matrix,
+    reduced_forces,
+)
+from redmax_edu.integrators import simulate
+from redmax_edu.joints import JOINT_TYPES, Revolute, SphericalEuler, SphericalExp, joint_from_spec
+from redmax_edu.kinematics import forward_kinematics
+from redmax_edu.maximal import forces as mforces
+from redmax_edu.maximal.body import RigidBody, newton_euler_acceleration
+from redmax_edu.maximal.constraints import GroundContact, Joint
+from redmax_edu.maximal.simulate import simulate as msimulate
+from redmax_edu.maximal.simulate import step
+from redmax_edu.maximal.system import System
+from redmax_edu.model import Body, Model, model_from_dict
+
+# Hypothesis caches what it learns (constants mined from the source) in a .hypothesis folder;
+# keep it out of the repository (the examples do not depend on it: derandomize=True).
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "redmax_edu_hypothesis")
+
+SETTINGS = settings(derandomize=True, max_examples=150, deadline=2000, database=None,
+                    suppress_health_check=list(HealthCheck))
+
+#: outcome counts per class of entry point: {"lie": Counter(refused=..., finite=...)}
+OUTCOMES = collections.defaultdict(collections.Counter)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report():
+    yield
+    total = collections.Counter()
+    for cls, counts in sorted(OUTCOMES.items()):
+        total.update(counts)
+        print(f"\nmalformed input, {cls}: {dict(counts)}", end="")
+    print(f"\nmalformed input, all: {dict(total)} ({sum(total.values())} calls)")
+
+
+# --- the two allowed endings -----------------------------------------------------------------
+
+def _finite(x, depth=0):
+    """Whether every number reachable from ``x`` (arrays, tuples, dataclasses) is finite."""
+    if depth > 4 or x is None or isinstance(x, (str, bool)):
+        return True
+    if isinstance(x, (int, np.integer)):
+        return True
+    if isinstance(x, (float, complex, np.number)):
+        return bool(np.isfinite(x))
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind not in "fc" or bool(np.isfinite(x).all())
+    if isinstance(x, (tuple, list)):
+        return all(_finite(v, depth + 1) for v in x)
+    if dataclasses.is_dataclass(x):
+        return all(_finite(getattr(x, f.name), depth + 1) for f in dataclasses.fields(x))
+    return True
+
+
+def ends_well(cls, call, *names):
+    """Run ``call``: a ValueError/TypeError naming one of ``names``, or a finite result."""
+    try:
+        with np.errstate(all="ignore"):
+            out = call()
+    except (ValueError, TypeError) as err:
+        msg = str(err)
+        assert any(n in msg for n in names), f"message names none of {names}: {msg}"
+        OUTCOMES[cls]["refused"] += 1
+        return
+    assert _finite(out), f"a non-finite result from {names}: {out!r}"
+    OUTCOMES[cls]["finite"] += 1
+
+
+# --- malformed values ------------------------------------------------------------------------
+
+BAD_SCALARS = st.sampled_from([np.nan, np.inf, -np.inf, 1e200, -1e300, 1e101, True, False, 1 + 2j,
+                               10**400, "1.0", None, b"x", object()])
+
+
+def bad_array(shape):
+    """Arrays of ``shape`` with one poisoned entry, arrays of the wrong shape, and non-arrays."""
+    size = int(np.prod(shape)) if shape else 1
+    good = st.lists(st.floats(-10, 10), min_size=size, max_size=size).map(
+        lambda v: np.array(v).reshape(shape))
+
+    def poison(args):
+        a, k, bad = args
+        if isinstance(bad, (bool, complex, str, bytes, type(None), int)) or not isinstance(bad, float):
+            out = a.astype(object)
+        else:
+            out = a.copy()
+        out.flat[k % size] = bad
+        return out.tolist()
+
+    poisoned = st.tuples(good, st.integers(0, max(size - 1, 0)), BAD_SCALARS).map(poison) if size else \
+        st.just([None])
+    wrong_shape = st.sampled_from([(), (size + 1,), (2, 2, 2), (0,), (1, size)]).map(np.ones)
+    other = st.sampled_from([None, "abc", {"a": 1}, [1, [2, 3]], np.ones(shape, dtype=bool),
+                             np.ones(shape, dtype=complex) * 1j, np.full(shape, 1e99) if shape else 1e99,
+                             np.ones(shape, dtype=object), [[]], ()])
+    return st.one_of(poisoned, wrong_shape, other, BAD_SCALARS)
+
+
+# --- lie.py ----------------------------------------------------------------------------------
+
+LIE = [
+    ("brac", lie.brac, (3,)), ("unbrac", lie.unbrac, (3, 3)), ("exp_so3", lie.exp_so3, (3,)),
+    ("log_so3", lie.log_so3, (3, 3)), ("exp_se3", lie.exp_se3, (6,)), ("log_se3", lie.log_se3, (4, 4)),
+    ("inv_se3", lie.inv_se3, (4, 4)), ("adjoint", lie.adjoint, (4, 4)), ("ad", lie.ad, (6,)),
+    ("gamma", lie.gamma, (3,)), ("left_jacobian_so3", lie.left_jacobian_so3, (3,)),
+    ("right_jacobian_inverse_so3", lie.right_jacobian_inverse_so3, (3,)), ("screw", lie.screw, (6,)),
+]
+
+
+@pytest.mark.parametrize("name,fn,shape", LIE, ids=[n for n, _, _ in LIE])
+def test_lie_functions_refuse_or_stay_finite(name, fn, shape):
+    @SETTINGS
+    @given(bad_array(shape))
+    def check(x):
+        ends_well("lie", lambda: fn(x), "argument")
+
+    check()
+
+
+@SETTINGS
+@given(bad_array((4, 4)), bad_array((6,)))
+def test_lie_two_argument_functions(E, phi):
+    ends_well("lie", lambda: lie.adjoint_dot(E, np.zeros(6)), "argument 'E'")
+    ends_well("lie", lambda: lie.adjoint_dot(np.eye(4), phi), "argument 'phi'")
+    ends_well("lie", lambda: lie.material_jacobian(E, np.zeros(3)), "argument 'E'")
+
+
+@SETTINGS
+@given(st.floats(-1e99, 1e99), st.sampled_from([0, 1, 2]))
+def test_lie_huge_finite_rotation_vectors(scale, axis):
+    w = np.zeros(3)
+    w[axis] = scale
+    for fn in (lie.exp_so3, lie.left_jacobian_so3, lie.right_jacobian_inverse_so3):
+        ends_well("lie", lambda fn=fn: fn(w), "argument")
+
+
+# --- joints ----------------------------------------------------------------------------------
+
+def _joints():
+    out = []
+    for kind, cls in JOINT_TYPES.items():
+        if kind == "composite":
+            subs = [{"type": "revolute", "axis": [1, 0, 0]}, {"type": "spherical_exp"}]
+            out.append(joint_from_spec({"type": "composite", "joints": subs}))
+        elif kind == "spline_curve":
+            frames = [np.eye(4) for _ in range(4)]
+            for k, F in enumerate(frames):
+                F[0, 3] = k
+            out.append(cls(frames))
+        elif kind == "spline_surface":
+            out.append(cls(np.zeros((4, 4, 6))))
+        else:
+            out.append(cls())
+    return out
+
+
+JOINTS = _joints()
+
+
+@pytest.mark.parametrize("joint", JOINTS, ids=[j.kind for j in JOINTS])
+def test_joint_Q_S_Sdot_refuse_or_stay_finite(joint):
+    n = joint.ndof
+
+    @SETTINGS
+    @given(bad_array((n,)))
+    def check(q):
+        ends_well("joints", lambda: joint.Q(q), "argument 'q")
+        ends_well("joints", lambda: joint.S(q), "argument 'q")
+        ends_well("joints", lambda: joint.Sdot(np.zeros(n), q), "argument 'qdot")
+        ends_well("joints", lambda: joint.reparameterize(q, np.zeros(n)), "argument 'q")
+
+    check()
+
+
+@SETTINGS
+@given(st.floats(0, 1e99), st.floats(-1e3, 1e3))
+def test_exponential_reparameterize_never_hangs(norm, rate):
+    q = np.array([norm, 0.0, 0.0])
+    ends_well("joints", lambda: SphericalExp().reparameterize(q, [0.0, 0.0, rate]), "argument 'q'")
+
+
+@SETTINGS
+@given(st.sampled_from(sorted(JOINT_TYPES)), st.sampled_from(["axis", "plane", "chart", "order", "joints",
+                                                               "control_frames", "control_values"]),
+       st.one_of(bad_array((3,)), bad_array((3, 2)), BAD_SCALARS))
+def test_joint_specs_refuse_bad_fields(kind, key, value):
+    spec = {"type": kind, key: value}
+    ends_well("joints", lambda: joint_from_spec(spec, "body 'x', joint"), "body 'x', joint")
+
+
+def test_joint_axes_of_huge_magnitude_are_normalised():
+    for axis in ([1e99, 0, 0], [1e99, 1e99, 0], [1e99, 3e98, -1e99]):
+        a = Revolute(axis).axis
+        assert np.isfinite(a).all() and abs(np.linalg.norm(a) - 1) < 1e-12
+    OUTCOMES["joints"]["finite"] += 3
+    for axis in ([1e200, 0, 0], [0, 0, 0], [1e-90, 0, 0], [1j, 0, 0], [True, 0, 0]):
+        with pytest.raises(ValueError, match="axis"):
+            Revolute(axis)
+        OUTCOMES["joints"]["refused"] += 1
+
+
+# --- model.py: the scene format --------------------------------------------------------------
+
+def _spec():
+    T = np.eye(4)
+    T[2, 3] = -0.5
+    body = {"name": "arm", "parent": -1, "joint": {"type": "revolute", "axis": [0, 1, 0]},
+            "T_joint_body": T.tolist(), "mass": 1.0, "inertia": (0.1 * np.eye(3)).tolist()}
+    child = copy.deepcopy(body)
+    child.update(name="hand", parent=0)
+    child["joint"] = {"type": "spherical_euler", "chart": "XYZ", "T_parent_joint": T.tolist(),
+                      "stiffness": 1.0, "damping": 0.1}
+    return {"format": "redmax_edu-peers/1", "gravity": [0, 0, -9.81], "bodies": [body, child]}
+
+
+BODY_KEYS = ["name", "parent", "joint", "T_joint_body", "mass", "inertia", "T_parent_joint", "damping",
+             "shape"]
+JOINT_KEYS = ["type", "axis", "chart", "stiffness", "damping", "rest", "T_parent_joint"]
+
+
+@SETTINGS
+@given(st.integers(0, 1), st.sampled_from(BODY_KEYS),
+       st.one_of(bad_array((4, 4)), bad_array((3, 3)), bad_array(())))
+def test_model_from_dict_bad_body_fields(i, key, value):
+    spec = _spec()
+    spec["bodies"][i][key] = value
+    name = spec["bodies"][i]["name"] if key != "name" else ""
+    ends_well("model_from_dict", lambda: model_from_dict(spec), f"body {name!r}" if name else "bodies[",
+              "body ", "field")
+
+
+@SETTINGS
+@given(st.integers(0, 1), st.sampled_from(JOINT_KEYS), st.one_of(bad_array((3,)), bad_array(())))
+def test_model_from_dict_bad_joint_fields(i, key, value):
+    spec = _spec()
+    spec["bodies"][i]["joint"][key] = value
+    ends_well("model_from_dict", lambda: model_from_dict(spec), f"body '{spec['bodies'][i]['name']}'")
+
+
+@SETTINGS
+@given(st.sampled_from(["scene", "body", "joint"]),
+       st.sampled_from(["stifness", "mas", "gravty", "Axis", "inertia ", "dampng", "T_parent_join",
+                        "q_rest"]))
+def test_model_from_dict_refuses_unknown_keys(where, key):
+    spec = _spec()
+    target = {"scene": spec, "body": spec["bodies"][1], "joint": spec["bodies"][1]["joint"]}[where]
+    target[key] = 1.0
+    with pytest.raises(ValueError, match=f"unknown field '{key}'") as err:
+        model_from_dict(spec)
+    assert where == "scene" or "body 'hand'" in str(err.value)
+    OUTCOMES["model_from_dict"]["refused"] += 1
+
+
+def test_model_from_dict_suggests_the_closest_key():
+    spec = _spec()
+    spec["bodies"][1]["joint"]["stifness"] = 3.0
+    with pytest.raises(ValueError,
+                       match="body 'hand', joint: unknown field 'stifness'; did you mean 'stiffness'"):
+        model_from_dict(spec)
+    OUTCOMES["model_from_dict"]["refused"] += 1
+
+
+# --- dynamics and integrators ----------------------------------------------------------------
+
+MODEL = model_from_dict(_spec())
+NQ = MODEL.nq
+
+
+@SETTINGS
+@given(bad_array((NQ,)))
+def test_dynamics_refuse_or_stay_finite(x):
+    z = np.zeros(NQ)
+    ends_well("dynamics", lambda: mass_matrix(MODEL, x), "argument 'q'")
+    ends_well("dynamics", lambda: forward_dynamics(MODEL, x, z), "argument 'q'", "M_r", "f_r")
+    ends_well("dynamics", lambda: forward_dynamics(MODEL, z, x), "argument 'qdot'", "M_r", "f_r")
+    ends_well("dynamics", lambda: forward_dynamics(MODEL, z, z, x), "argument 'tau'")
+    ends_well("dynamics", lambda: reduced_forces(MODEL, z, x), "argument 'qdot'", "f_r")
+    ends_well("dynamics", lambda: inverse_dynamics(MODEL, z, z, x), "argument 'qddot'")
+    ends_well("dynamics", lambda: energies(MODEL, x, z), "argument 'q'", "energ")
+    ends_well("dynamics", lambda: forward_kinematics(MODEL, x, z), "argument 'q'")
+    ends_well("dynamics", lambda: linearly_implicit_euler_step(MODEL, z, x, 0.01), "argument 'qdot'", "M_r",
+              "f_r", "step")
+
+
+@SETTINGS
+@given(st.floats(-1e99, 1e99), st.floats(-1e99, 1e99), st.integers(0, NQ - 1))
+def test_dynamics_huge_finite_states(a, b, k):
+    q, qdot = np.zeros(NQ), np.zeros(NQ)
+    q[k], qdot[(k + 1) % NQ] = a, b
+    ends_well("dynamics", lambda: forward_dynamics(MODEL, q, qdot), "M_r", "f_r", "argument")
+    ends_well("dynamics", lambda: energies(MODEL, q, qdot), "energ", "argument", "M_r", "f_r")
+
+
+@SETTINGS
+@given(st.one_of(BAD_SCALARS, st.sampled_from([1e-300, 0.0, -0.01, 1e-12])))
+def test_linearly_implicit_euler_step_sizes(h):
+    z = np.zeros(NQ)
+    ends_well("dynamics", lambda: linearly_implicit_euler_step(MODEL, z, z, h), "argument 'h'", "step")
+
+
+@pytest.mark.parametrize("model", [None, "model", [1, 2], {"bodies": []}, 3.0])
+def test_dynamics_refuse_a_non_model(model):
+    for fn in (lambda: mass_matrix(model, [0.0]), lambda: forward_dynamics(model, [0.0], [0.0]),
+               lambda: forward_kinematics(model, [0.0]), lambda: simulate(model, [0.0], [0.0], (0, 1))):
+        with pytest.raises((ValueError, TypeError), match="model"):
+            fn()
+        OUTCOMES["dynamics"]["refused"] += 1
+
+
+def test_gimbal_lock_names_the_joint_and_the_remedy():
+    T = np.eye(4)
+    ball = Model([Body("ball", -1, SphericalEuler("XYZ"), np.eye(4), T, 1.0, np.eye(3))])
+    with pytest.raises(ValueError,
+                       match="body 'ball' is at gimbal lock of its Euler chart 'XYZ'.*reparameterize"):
+        forward_dynamics(ball, [0.0, np.pi / 2, 0.0], np.zeros(3))
+    shell = Model([Body("ball", -1, SphericalExp(), np.eye(4), T, 1.0, np.eye(3))])
+    with pytest.raises(ValueError, match="body 'ball' is on a singular shell.*2 pi"):
+        forward_dynamics(shell, [0.0, 0.0, 2 * np.pi], np.zeros(3))
+    with pytest.raises(ValueError, match="t = 0 s.*gimbal lock"):
+        simulate(ball, [0.0, np.pi / 2, 0.0], np.zeros(3), (0, 0.1), reparameterize=False)
+    OUTCOMES["dynamics"]["refused"] += 3
+
+
+SIM_ARGS = {"t_span": bad_array((2,)), "h": BAD_SCALARS, "sample_dt": BAD_SCALARS, "rtol": BAD_SCALARS,
+            "atol": BAD_SCALARS, "max_step": BAD_SCALARS, "max_steps": BAD_SCALARS,
+            "method": st.sampled_from(["RK45", "implicit", None, 3, "euler "])}
+
+
+@settings(SETTINGS, max_examples=120)
+@given(st.sampled_from(sorted(SIM_ARGS)).flatmap(lambda k: st.tuples(st.just(k), SIM_ARGS[k])),
+       st.sampled_from(["rk45", "euler"]))
+def test_simulate_refuses_bad_arguments(arg, method):
+    key, value = arg
+    kwargs = {"t_span": (0.0, 0.05), "method": method, "h": 0.01, key: value}
+    ends_well("integrators", lambda: simulate(MODEL, np.zeros(NQ), np.zeros(NQ), **kwargs),
+              f"argument '{key}'", "argument 'h'", "argument 'sample_dt'", "argument 't_span'")
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"t_span": (0, 1e12)}, {"t_span": (0, 1e12), "sample_dt": 1e-9},
+    {"t_span": (0, 1), "method": "euler", "h": 1e-300}, {"t_span": (0, 1), "method": "euler", "h": 1e-12},
+    {"t_span": (-1e99, 1e99)}, {"t_span": (0, 1), "max_steps": 10**12},
+], ids=["1e12 s", "1e-9 samples", "h=1e-300", "h=1e-12", "huge span", "max_steps"])
+def test_simulate_refuses_huge_counts_before_allocating(kwargs):
+    with pytest.raises(ValueError, match="limit of|max_steps|exceeds"):
+        simulate(MODEL, np.zeros(NQ), np.zeros(NQ), **kwargs)
+    OUTCOMES["integrators"]["refused"] += 1
+
+
+# --- maximal coordinates ---------------------------------------------------------------------
+
+BALL = RigidBody("ball", 1.0, [0.4, 0.4, 0.4], [0.1, 0.1, 0.1])
+SYSTEM = System([BALL, RigidBody("box", 2.0, [0.5, 0.6, 0.7])],
+                joints=[Joint("spherical", 0, 1, np.eye(4), np.eye(4), name="socket")])
+
+
+@SETTINGS
+@given(st.sampled_from(["name", "mass", "moments", "half_sizes"]), st.one_of(bad_array((3,)), BAD_SCALARS))
+def test_rigid_body_refuses_bad_fields(key, value):
+    args = {"name": "brick", "mass": 1.0, "moments": [1.0, 1.0, 1.0], "half_sizes": None, key: value}
+    ends_well("maximal", lambda: RigidBody(**args), key, "body 'brick'")
+
+
+@SETTINGS
+@given(st.sampled_from(["bodies", "forces", "joints", "contacts", "gravity"]),
+       st.one_of(bad_array((3,)), BAD_SCALARS, st.sampled_from([BALL, [BALL, BALL], [[BALL]], ["force"],
+                                                                 [mforces.Gravity(5, 1.0)], "joint"])))
+def test_system_refuses_bad_parts(key, value):
+    args = {"bodies": [BALL], key: value}
+    ends_well("maximal", lambda: System(**args), key, "body", "unique", "refers")
+
+
+@SETTINGS
+@given(bad_array((2, 4, 4)), bad_array((2, 6)), st.one_of(BAD_SCALARS, st.just(0.01)))
+def test_step_refuses_bad_states(E, phi, h):
+    E0, phi0 = SYSTEM.rest_state()
+    ends_well("maximal", lambda: step(SYSTEM, E, phi0, 0.01), "argument 'E'", "arguments 'E'", "body 'ball'",
+              "body 'box'", "state must have")
+    ends_well("maximal", lambda: step(SYSTEM, E0, phi, 0.01), "argument 'phi'", "body 'ball'", "body 'box'",
+              "state must have", "diverged", "and 'phi'")
+    ends_well("maximal", lambda: step(SYSTEM, E0, phi0, h), "argument 'h'")
+    ends_well("maximal", lambda: msimulate(SYSTEM, E0, phi0, 0.01, h), "argument 'steps'")
+
+
+def test_system_refuses_a_pose_with_a_bad_last_row():
+    E, phi = SYSTEM.rest_state()
+    E[1, 3] = [0.0, 0.0, 1.0, 1.0]
+    with pytest.raises(ValueError, match="body 'box'.*last row"):
+        SYSTEM.check_state(E, phi)
+    with pytest.raises((ValueError, TypeError), match="argument 'system'"):
+        step([BALL], E, phi, 0.01)
+    OUTCOMES["maximal"]["refused"] += 2
+
+
+FORCES = {
+    "Gravity": lambda v: mforces.Gravity(0, v),
+    "Gravity.g": lambda v: mforces.Gravity(0, 1.0, v),
+    "PointForce.r": lambda v: mforces.PointForce(0, v, [0, 0, 1.0]),
+    "PointForce.k": lambda v: mforces.PointForce(0, [0, 0, 0.0], [0, 0, 1.0], v),
+    "BodyDamping": lambda v: mforces.BodyDamping(0, v),
+    "BodyDamping.body": lambda v: mforces.BodyDamping(v, 1.0),
+    "Coriolis": lambda v: mforces.Coriolis(0, v),
+    "PointSpring": lambda v: mforces.PointSpring(v, mforces.Attachment(0), 1.0),
+    "PointSpring.k": lambda v: mforces.PointSpring(mforces.Attachment(-1), mforces.Attachment(0), v),
+    "LinearSpringDamper": lambda v: mforces.LinearSpringDamper(1.0, 0.0, v),
+    "Spring": lambda v: mforces.Spring(v, mforces.LinearSpringDamper(1.0)),
+    "Spring.law": lambda v: mforces.Spring([mforces.Attachment(-1), mforces.Attachment(0)], v),
+    "GroundPenalty": lambda v: mforces.GroundPenalty(0, v, 1e3),
+    "GroundPenalty.kn": lambda v: mforces.GroundPenalty(0, [[0, 0, 0.0]], v),
+    "FrameSpring": lambda v: mforces.FrameSpring(0, v, -1, np.eye(4), 1.0, 1.0),
+    "Attachment": lambda v: mforces.Attachment(v),
+    "GroundContact": lambda v: GroundContact(0, v),
+    "GroundContact.mu": lambda v: GroundContact(0, [[0, 0, 0.0]], v),
+    "Joint": lambda v: Joint("revolute", 0, 1, v, np.eye(4)),
+    "Joint.compliance": lambda v: Joint("revolute", 0, 1, np.eye(4), np.eye(4), compliance=v),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORCES))
+def test_forces_and_constraints_refuse_bad_arguments(name):
+    @SETTINGS
+    @given(st.one_of(bad_array((3,)), bad_array((4, 4)), BAD_SCALARS,
+                     st.sampled_from(["force", [1, 2], {"r": 1}, BALL, -1, 7.5])))
+    def check(value):
+        ends_well("maximal", lambda: FORCES[name](value), "argument", "attachment", "joint", "contact",
+                  "body")
+
+    check()
+
+
+@SETTINGS
+@given(bad_array((6, 6)), bad_array((6,)))
+def test_newton_euler_refuses_or_stays_finite(M, phi):
+    ends_well("maximal", lambda: newton_euler_acceleration(M, np.zeros(6), np.zeros(6)), "argument 'M'")
+    ends_well("maximal", lambda: newton_euler_acceleration(np.eye(6), phi, np.zeros(6)), "argument 'phi'",
+              "phi")
+
+
+# --- inertia shapes --------------------------------------------------------------------------
+
+SHAPES = {
+    "cuboid": lambda v: inertia.cuboid(v, density=1.0),
+    "cuboid.mass": lambda v: inertia.cuboid([1.0, 1.0, 1.0], mass=v),
+    "cylinder": lambda v: inertia.cylinder(v, 1.0, density=1.0),
+    "cylinder.height": lambda v: inertia.cylinder(1.0, v, mass=1.0),
+    "sphere": lambda v: inertia.sphere(v, mass=1.0),
+    "capsule": lambda v: inertia.capsule(0.1, v, density=1.0),
+    "MassProperties": lambda v: inertia.MassProperties(1.0, np.zeros(3), v),
+    "MassProperties.mass": lambda v: inertia.MassProperties(v, np.zeros(3), np.eye(3)),
+    "from_spatial_inertia": lambda v: inertia.from_spatial_inertia(v),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_inertia_shapes_refuse_bad_arguments(name):
+    @SETTINGS
+    @given(st.one_of(bad_array((3,)), bad_array((3, 3)), bad_array(()), BAD_SCALARS))
+    def check(value):
+        ends_well("inertia", lambda: SHAPES[name](value), "argument", "radius", "height", "length", "sides",
+                  "mass", "density", "inertia", "M")
+
+    check()
+
+
+# --- solvers: user-driven loops --------------------------------------------------------------
+
+@pytest.mark.parametrize("iterations", [True, 0, 10**12, 2.5, "100", None])
+def test_gauss_seidel_sweep_budgets_are_checked(iterations):
+    from redmax_edu.maximal.solve import pgs_contact, projected_gauss_seidel
+
+    with pytest.raises((ValueError, TypeError), match="iterations"):
+        projected_gauss_seidel(np.eye(2), np.ones(2), iterations=iterations)
+    with pytest.raises((ValueError, TypeError), match="iterations"):
+        pgs_contact(np.eye(6), np.zeros(6), np.zeros((1, 6)), np.zeros(1), iterations=iterations)
+    OUTCOMES["maximal"]["refused"] += 2
+
+
+def test_singular_kkt_system_is_explained():
+    from redmax_edu.maximal.solve import kkt_solve
+
+    G = np.array([[1.0, 0.0], [2.0, 0.0]])  # the same constraint twice
+    with pytest.raises(ValueError, match="KKT matrix .* singular"):
+        kkt_solve(np.eye(2), np.ones(2), G, np.zeros(2))
+    OUTCOMES["maximal"]["refused"] += 1
+
+
+# --- the issue's classes, by hand: each case ends in a ValueError/TypeError naming its cause --
+
+def _spring_deformable_spec():
+    spec = _spec()
+    spec["deformables"] = [{"name": "rope", "nodes": [[0, 0, 0], [0, 0, -1.0]], "stiffness": 1.0,
+                            "mass": 1.0, "stifness": 2.0}]
+    return spec
+
+
+def _composite_spec():
+    spec = _spec()
+    sub = {"type": "revolute", "axis": [1, 0, 0], "stiffness": 1.0}
+    spec["bodies"][1]["joint"] = {"type": "composite", "joints": [sub]}
+    return spec
+
+
+def _single(joint, q):
+    return Model([Body("ball", -1, joint, np.eye(4), np.eye(4), 1.0, np.eye(3))]), np.asarray(q, float)
+
+
+def _bad_last_row():
+    E, phi = SYSTEM.rest_state()
+    E[0, 3, 3] = 2.0
+    return E, phi
+
+
+_EULER, _EULER_Q = _single(SphericalEuler("ZYX"), [0.3, np.pi / 2, 0.1])
+_SHELL, _SHELL_Q = _single(SphericalExp(), [2 * np.pi, 0.0, 0.0])
+_FREE, _FREE_Q = _single(JOINT_TYPES["free3d_euler"](), [0, 0, 0, 0.2, np.pi / 2, 0])
+_Z = np.zeros(NQ)
+
+ISSUE_CASES = [
+    # hangs (unbounded loops and allocations driven by the input)
+    ("hang", lambda: SphericalExp().reparameterize([1e15, 0, 0], [0, 0, 1.0]), "argument 'q'"),
+    ("hang", lambda: simulate(MODEL, _Z, _Z, (0, 1), method="euler", h=1e-300), "argument 'h'"),
+    ("hang", lambda: simulate(MODEL, _Z, _Z, (0, 1e12)), "argument 't_span'"),
+    ("hang", lambda: simulate(MODEL, _Z, _Z, (0, 1), sample_dt=1e-12), "argument 'sample_dt'"),
+    ("hang", lambda: simulate(MODEL, _Z, _Z, (0, 1), max_steps=10**12), "argument 'max_steps'"),
+    ("hang", lambda: msimulate(SYSTEM, *SYSTEM.rest_state(), 0.01, 10**12), "argument 'steps'"),
+    ("hang", lambda: __import__("redmax_edu.maximal.simulate", fromlist=["x"]).simulate_rk45(
+        System([BALL]), *System([BALL]).rest_state(), 1.0, samples=10**12), "argument 'samples'"),
+    ("hang", lambda: __import__("redmax_edu.checks", fromlist=["x"]).step_sweep(
+        np.exp, [0.5], np.exp([[0.5]]), steps=np.logspace(-1, -12, 10**5)), "argument 'steps'"),
+    # deep tracebacks (numpy errors, attribute errors)
+    ("traceback", lambda: forward_dynamics(_EULER, _EULER_Q, np.zeros(3)), "body 'ball' is at gimbal lock"),
+    ("traceback", lambda: forward_dynamics(_SHELL, _SHELL_Q, np.zeros(3)), "is on a singular shell"),
+    ("traceback", lambda: forward_dynamics(_FREE, _FREE_Q, np.zeros(6)), "part is at gimbal"),
+    ("traceback", lambda: linearly_implicit_euler_step(_EULER, _EULER_Q, np.zeros(3), 0.01), "gimbal lock"),
+    ("traceback", lambda: simulate(_SHELL, _SHELL_Q, np.zeros(3), (0, 1), reparameterize=False), "2 pi"),
+    ("traceback", lambda: forward_dynamics([BALL], [0.0], [0.0]), "argument 'model'"),
+    ("traceback", lambda: mass_matrix("model", [0.0]), "argument 'model'"),
+    ("traceback", lambda: System(BALL), "argument 'bodies'"),
+    ("traceback", lambda: System([[BALL]]), "argument 'bodies'"),
+    ("traceback", lambda: System([BALL], forces="gravity"), "argument 'forces'"),
+    ("traceback", lambda: System([BALL], forces=["spring"]), "argument 'forces'"),
+    ("traceback", lambda: step([BALL], *SYSTEM.rest_state(), 0.01), "argument 'system'"),
+    ("traceback", lambda: step(SYSTEM, "poses", np.zeros((2, 6)), 0.01), "E"),
+    ("traceback", lambda: mforces.Gravity("0", 1.0), "argument 'body'"),
+    ("traceback", lambda: mforces.PointSpring([0, 0, 0], mforces.Attachment(0), 1.0), "'first'"),
+    ("traceback", lambda: mforces.Spring("ab", mforces.LinearSpringDamper(1.0)), "argument 'points'"),
+    ("traceback", lambda: mforces.Spring([mforces.Attachment(-1), mforces.Attachment(0)], 3.0),
+     "argument 'law'"),
+    ("traceback", lambda: RigidBody(["brick"], 1.0, [1.0, 1.0, 1.0]), "argument 'name'"),
+    ("traceback", lambda: Model(MODEL.bodies[0]), "argument 'bodies'"),
+    ("traceback", lambda: Model(MODEL.bodies, forces=["spring"]), "argument 'forces'"),
+    ("traceback", lambda: MODEL.with_forces(mforces.Gravity(0, 1.0)), "argument 'forces'"),
+    ("traceback", lambda: Body("b", -1, Revolute(), np.eye(4), np.eye(4), 1.0, np.eye(3), shape="cube"),
+     "field 'shape'"),
+    ("traceback", lambda: newton_euler_acceleration(np.zeros((6, 6)), np.zeros(6), np.zeros(6)),
+     "argument 'M'"),
+    ("traceback", lambda: __import__("redmax_edu.checks", fromlist=["x"]).numerical_derivative(
+        "exp", [0.5]), "argument 'f'"),
+    # silent (typos, complex, booleans, overflow, bad last rows, non-finite outputs)
+    ("silent", lambda: __import__("redmax_edu.checks", fromlist=["x"]).numerical_derivative(
+        np.exp, [0.5], h=True), "argument 'h'"),
+    ("silent", lambda: model_from_dict({**_spec(), "gravty": [0, 0, 0]}), "did you mean 'gravity'"),
+    ("silent", lambda: model_from_dict(_spring_deformable_spec()), "deformable 'rope': unknown field"),
+    ("silent", lambda: model_from_dict(_composite_spec()), "joints[0]: unknown field 'stiffness'"),
+    ("silent", lambda: Revolute([1e200, 0, 0]), "axis"),
+    ("silent", lambda: Body("b", -1, Revolute(), np.eye(4), np.eye(4), 1 + 0j, np.eye(3)), "field 'mass'"),
+    ("silent", lambda: Body("b", -1, Revolute(), np.eye(4), np.eye(4), True, np.eye(3)), "field 'mass'"),
+    ("silent", lambda: Body("b", -1, Revolute(), np.eye(4), np.eye(4), 1.0, np.eye(3), stiffness=[True]),
+     "body 'b': field 'stiffness'"),
+    ("silent", lambda: RigidBody("b", True, [1.0, 1.0, 1.0]), "body 'b'"),
+    ("silent", lambda: RigidBody("b", 1.0, [1.0, 1.0, 1.0 + 1e-3j]), "body 'b'"),
+    ("silent", lambda: simulate(MODEL, _Z + 0j, _Z, (0, 1)), "argument 'q0'"),
+    ("silent", lambda: simulate(MODEL, _Z, _Z, (0, 1), method="euler", h=True), "argument 'h'"),
+    ("silent", lambda: simulate(MODEL, _Z, _Z, (True, 1)), "argument 't_span'"),
+    ("silent", lambda: SYSTEM.check_state(*_bad_last_row()), "body 'ball': pose is not a rigid transform"),
+    ("silent", lambda: System([BALL], gravity=[0, 0, -9.81j]), "argument 'gravity'"),
+    ("silent", lambda: mforces.Gravity(0, True), "argument 'mass'"),
+    ("silent", lambda: forward_dynamics(MODEL, _Z, np.full(NQ, 1e150)), "argument 'qdot'"),
+    ("silent", lambda: lie.screw([1j, 0, 0, 0, 0, 1]), "argument 'phi'"),
+    ("silent", lambda: inertia.cuboid([1.0, True, 1.0], mass=1.0), "sides"),
+    ("silent", lambda: inertia.sphere(1 + 1j, mass=1.0), "radius"),
+]
+
+
+@pytest.mark.parametrize("cls,call,name", ISSUE_CASES,
+                         ids=[f"{c}-{k}" for k, (c, _, _) in enumerate(ISSUE_CASES)])
+def test_issue_cases_end_in_a_named_error(cls, call, name):
+    with pytest.raises((ValueError, TypeError)) as err:
+        call()
+    assert name in str(err.value), str(err.value)
+    OUTCOMES[f"by hand, {cls}"]["refused"] += 1
+
+
+def test_huge_rotation_vectors_are_shortened_in_one_step():
+    for norm in (12.0, 1e3, 1e5, 9.99e5):
+        _, q, qd = SphericalExp().reparameterize([0.0, 0.0, norm], [0.0, 0.0, 1.0])
+        assert abs(q[2]) <= 1.5 * np.pi and np.allclose(SphericalExp().Q(q), SphericalExp().Q([0, 0, norm]),
+                                                        atol=1e-8)
+        assert np.allclose(qd, [0, 0, 1.0])
+    OUTCOMES["by hand, hang"]["finite"] += 4
