@@ -19,7 +19,7 @@ and prints the results as plain numpy code, with ``s_k = sin(q_k)``, ``c_k = cos
 The output depends only on this script and the pinned sympy version, so ``--check`` (and
 the unit test that runs :func:`generate`) detects a hand edit or a stale file.
 
-Taught in book/02_reduced/04_joints.
+Taught in book/02_reduced/04b_euler_joints.
 """
 
 import argparse
@@ -106,7 +106,7 @@ Arguments: ``s = sin(q)``, ``c = cos(q)`` and ``qd = qdot``, each of shape (3,).
 are the top three rows of the 6x3 joint Jacobian and its time derivative (the bottom rows
 are zero). ``CHARTS[name] = (R, S, Sdot, detS)``.
 
-Taught in book/02_reduced/04_joints.
+Taught in book/02_reduced/04b_euler_joints.
 """
 
 import numpy as np

@@ -22,7 +22,8 @@ spline_curve       1     control_frames (n >= 4, 4, 4)                          
 spline_surface     2     control_values (4, 4, 6)                                  SplineSurface
 =================  ====  ========================================================  ===============
 
-Taught in book/02_reduced/04_joints.
+Taught in book/02_reduced/04_joints (the interface and simple joints), 04b_euler_joints,
+04c_exponential_joints and 04d_composite_spline_joints.
 """
 
 from .base import COMMON_JOINT_KEYS, Joint, check_keys

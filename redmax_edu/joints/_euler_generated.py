@@ -7,7 +7,7 @@ Arguments: ``s = sin(q)``, ``c = cos(q)`` and ``qd = qdot``, each of shape (3,).
 are the top three rows of the 6x3 joint Jacobian and its time derivative (the bottom rows
 are zero). ``CHARTS[name] = (R, S, Sdot, detS)``.
 
-Taught in book/02_reduced/04_joints.
+Taught in book/02_reduced/04b_euler_joints.
 """
 
 import numpy as np

@@ -16,7 +16,7 @@ One sweep from the last sub-joint to the first builds both, accumulating ``Ad(P_
 ``phi_i`` as it goes. The free joints are composites whose closed forms the writeup works out
 (Eq. 2.60-2.66); the tests check that this code reproduces them.
 
-Taught in book/02_reduced/04_joints.
+Taught in book/02_reduced/04d_composite_spline_joints.
 """
 
 import numpy as np
@@ -64,7 +64,7 @@ class Composite(Joint):
     (2, array([[1., 0., 0., 0., 0., 0.],
            [0., 0., 0., 1., 0., 0.]]))
 
-    Taught in book/02_reduced/04_joints.
+    Taught in book/02_reduced/04d_composite_spline_joints.
     """
 
     kind = "composite"
@@ -184,7 +184,7 @@ class Free2D(Composite):
            [ 0.,  0.,  1.,  0.],
            [ 0.,  0.,  0.,  1.]])
 
-    Taught in book/02_reduced/04_joints.
+    Taught in book/02_reduced/04d_composite_spline_joints.
     """
 
     kind = "free2d"
@@ -224,7 +224,7 @@ class Free3DEuler(Composite):
     >>> j.Q([1.0, 2.0, 3.0, 0.0, 0.0, 0.0])[:3, 3]
     array([1., 2., 3.])
 
-    Taught in book/02_reduced/04_joints.
+    Taught in book/02_reduced/04d_composite_spline_joints.
     """
 
     kind = "free3d_euler"
@@ -267,7 +267,7 @@ class Free3DExp(Composite):
     >>> np.round(j.Q([0.0, 0.0, np.pi / 2, 1.0, 0.0, 0.0])[:3, 3], 12) + 0.0
     array([0., 1., 0.])
 
-    Taught in book/02_reduced/04_joints.
+    Taught in book/02_reduced/04d_composite_spline_joints.
     """
 
     kind = "free3d_exp"

@@ -13,7 +13,7 @@ Every chart is singular somewhere: ``det S = -sin q2`` for proper Euler charts a
 chart when ``|det S|`` falls below :data:`SWITCH_DET` and moves to the chart that is farthest
 from singular at the current rotation.
 
-Taught in book/02_reduced/04_joints.
+Taught in book/02_reduced/04b_euler_joints.
 """
 
 import numpy as np
@@ -71,7 +71,7 @@ def euler_rotation(q, chart="XYZ"):
            [ 0.,  1.,  0.],
            [-1.,  0.,  0.]])
 
-    Taught in book/02_reduced/04_joints.
+    Taught in book/02_reduced/04b_euler_joints.
     """
     return SphericalEuler(chart, "euler_rotation").Q(q)[:3, :3]
 
@@ -104,7 +104,7 @@ def euler_angles(R, chart="XYZ"):
     >>> np.allclose(euler_angles(euler_rotation(q, "ZYX"), "ZYX"), q)
     True
 
-    Taught in book/02_reduced/04_joints.
+    Taught in book/02_reduced/04b_euler_joints.
     """
     chart = _check_chart(chart, "euler_angles")
     R = as_rotation(R, "R")
@@ -150,7 +150,7 @@ def best_chart(R):
     >>> ch, float(np.round(abs(SphericalEuler(ch).det_S(euler_angles(R, ch))), 3))
     ('XZY', 1.0)
 
-    Taught in book/02_reduced/04_joints.
+    Taught in book/02_reduced/04b_euler_joints.
     """
     R = as_rotation(R, "R")
     return min(CHART_NAMES, key=lambda ch: abs(R[_middle_entry(ch)]))
@@ -180,7 +180,7 @@ class SphericalEuler(Joint):
     >>> float(np.round(j.det_S([0.0, np.pi / 3, 0.0]), 12))   # Table 3: cos(q2)
     0.5
 
-    Taught in book/02_reduced/04_joints.
+    Taught in book/02_reduced/04b_euler_joints.
     """
 
     kind = "spherical_euler"
@@ -276,7 +276,7 @@ class Universal(Joint):
     array([[1., 0., 0., 0., 0., 0.],
            [0., 1., 0., 0., 0., 0.]])
 
-    Taught in book/02_reduced/04_joints.
+    Taught in book/02_reduced/04b_euler_joints.
     """
 
     kind = "universal"

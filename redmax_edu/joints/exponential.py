@@ -17,7 +17,7 @@ Near ``t = 0`` the four coefficients come from their Taylor series (the limit of
 ``q = 0`` is ``S = I``); elsewhere from the closed forms, which lose no accuracy to cancellation
 once ``t`` exceeds ``_SERIES_BELOW``.
 
-Taught in book/02_reduced/04_joints.
+Taught in book/02_reduced/04c_exponential_joints.
 """
 
 import math
@@ -77,7 +77,7 @@ def exp_coefficients(s):
     >>> [round(float(x), 12) for x in exp_coefficients(0.0)]
     [0.5, 0.166666666667, -0.041666666667, -0.008333333333]
 
-    Taught in book/02_reduced/04_joints.
+    Taught in book/02_reduced/04c_exponential_joints.
     """
     if abs(s.real if hasattr(s, "real") else s) < _SERIES_BELOW**2:
         return _series(s, 2, False), _series(s, 3, False), _series(s, 2, True), _series(s, 3, True)
@@ -105,7 +105,7 @@ class SphericalExp(Joint):
     >>> np.allclose(j.S(q) @ q, [0, 0, 0.7, 0, 0, 0])
     True
 
-    Taught in book/02_reduced/04_joints.
+    Taught in book/02_reduced/04c_exponential_joints.
     """
 
     kind = "spherical_exp"

@@ -18,7 +18,7 @@ and differentiating ``Ad(Q_i^-1) = exp(-w_i ad(xi_i))`` gives the Hessian update
 ``B~'_i`` is what the chain rule gives, as in Alg. 4, line 16, and what the unit tests confirm
 against finite differences.) ``Sdot = sum_l dS/dq_l qdot_l``.
 
-Taught in book/02_reduced/04_joints.
+Taught in book/02_reduced/04d_composite_spline_joints.
 """
 
 import numpy as np
@@ -65,7 +65,7 @@ def bspline_weights(u):
     >>> bspline_weights(0.0)[0] * 6
     array([1., 4., 1., 0.])
 
-    Taught in book/02_reduced/04_joints.
+    Taught in book/02_reduced/04d_composite_spline_joints.
     """
     p, dp, ddp = _powers(u)
     return BSPLINE_BASIS @ p, BSPLINE_BASIS @ dp, BSPLINE_BASIS @ ddp
@@ -89,7 +89,7 @@ def cumulative_basis(u):
     >>> np.round(cumulative_basis(0.0)[0] * 6, 12)
     array([6., 5., 1., 0.])
 
-    Taught in book/02_reduced/04_joints.
+    Taught in book/02_reduced/04d_composite_spline_joints.
     """
     p, dp, ddp = _powers(u)
     return _CUMULATIVE @ p, _CUMULATIVE @ dp, _CUMULATIVE @ ddp
@@ -128,7 +128,7 @@ def product_of_exponentials(Q0, twists, w, dw, ddw):
     >>> S.ravel()
     array([0., 0., 2., 0., 0., 0.])
 
-    Taught in book/02_reduced/04_joints.
+    Taught in book/02_reduced/04d_composite_spline_joints.
     """
     n = dw.shape[1]
     dtype = np.result_type(Q0, w, dw, ddw)
@@ -176,7 +176,7 @@ class SplineCurve(Joint):
     >>> np.allclose(j.Q([0.0]), j.Q([4.0])), np.round(j.Q([0.0])[:3, 3], 12) + 0.0
     (True, array([0.        , 0.66666667, 0.        ]))
 
-    Taught in book/02_reduced/04_joints.
+    Taught in book/02_reduced/04d_composite_spline_joints.
     """
 
     kind = "spline_curve"
@@ -280,7 +280,7 @@ class SplineSurface(Joint):
     >>> SplineSurface(cv).Q([0.4, 0.7])[:3, 3]
     array([3., 0., 0.])
 
-    Taught in book/02_reduced/04_joints.
+    Taught in book/02_reduced/04d_composite_spline_joints.
     """
 
     kind = "spline_surface"
