@@ -111,6 +111,12 @@ def as_sequence(x, name, what):
     return tuple(x)
 
 
+def as_count(x, name, what, limit, minimum=1):
+    """``x`` as an int between ``minimum`` and ``limit``: the number of samples, steps or frames
+    that argument ``name`` asks a loop or an allocation for (:func:`as_index`, :func:`check_count`)."""
+    return check_count(as_index(x, name, minimum), limit, what, name)
+
+
 def check_count(count, limit, what, name):
     """Refuse to loop or allocate more than ``limit`` items (steps, samples) that ``name`` asks for."""
     if count > limit:

@@ -6,9 +6,9 @@ plotly player and the live widget of an explorer all call it.
 
 import numpy as np
 
-from .._validate import as_array, as_transform
+from .._validate import as_array, as_count, as_transform
 from ..lie import adjoint, exp_se3, inv_se3, material_jacobian, screw
-from .scene import Arrow, Frame, Marker, Path, Scene, box_edges, cube_bounds, fmt
+from .scene import MAX_POINTS, Arrow, Frame, Marker, Path, Scene, box_edges, cube_bounds, fmt
 
 #: Twists of the twist explorer's static figure and presets: a pure rotation, a pure
 #: translation, and a general screw. The widget starts at the first one.
@@ -78,7 +78,7 @@ def twist_scene(phi, t=1.0, *, E0=None, r=(0.8, 0.0, 0.0), t_max=1.0, samples=61
     def world_point(s):
         return (pose(s) @ np.append(r, 1.0))[:3]
 
-    times = np.linspace(0.0, t_max, samples)
+    times = np.linspace(0.0, t_max, as_count(samples, "samples", "path points", MAX_POINTS))
     path = np.array([world_point(s) for s in times])
     done = np.array([world_point(s) for s in times[times <= t]] + [world_point(t)])
     E_t = pose(t)

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._validate import as_count
 from ..maximal.simulate import METHODS, simulate, simulate_rk45
+from .scene import MAX_POINTS
 
 __all__ = ["METHOD_LABELS", "STEP_SIZES", "IntegratorRuns", "integrator_runs", "integrator_figure",
            "integrator_player", "integrator_widget"]
@@ -141,6 +143,7 @@ def integrator_player(runs, *, methods=METHODS, steps=STEP_SIZES, points=200, he
     from .interactive import _go
 
     go = _go()
+    points = as_count(points, "points", "samples per curve", MAX_POINTS)
     keys = [(m, float(h)) for m in methods for h in steps]
     ref_t, ref_e, ref_z = _series(runs.reference, runs.reference)
 

@@ -14,9 +14,10 @@ Taught in book/02_reduced/04_joints.
 
 import numpy as np
 
+from .._validate import as_count
 from ..joints import JOINT_TYPES, joint_from_spec
 from ..lie import exp_se3, screw
-from .scene import Arrow, Frame, Path, Scene, box_edges, cube_bounds, fmt
+from .scene import MAX_FRAMES, MAX_POINTS, Arrow, Frame, Path, Scene, box_edges, cube_bounds, fmt
 
 __all__ = ["JOINT_PRESETS", "joint_presets", "joint_scene", "joint_sweep"]
 
@@ -121,6 +122,7 @@ def joint_scene(joint, q, *, sweep=0.6, samples=25, title=None):
     ['parent (rest)', 'child Q(q)', 'link', 'sweep q1', 'S column 1']
     """
     q = joint._coordinates(q, "q")
+    samples = as_count(samples, "samples", "path points", MAX_POINTS)
     Q, S = joint.Q(q), joint.S(q)
     tip = np.append(2 * np.array(LINK_OFFSET), 1.0)
     items = [Frame(np.eye(4), "parent (rest)", scale=0.35, alpha=0.4),
@@ -170,6 +172,6 @@ def joint_sweep(joint, q_start, q_end, steps=24):
     """
     q_start = joint._coordinates(q_start, "q_start")
     q_end = joint._coordinates(q_end, "q_end")
-    ts = np.linspace(0.0, 1.0, steps)
+    ts = np.linspace(0.0, 1.0, as_count(steps, "steps", "scenes", MAX_FRAMES))
     scenes = [joint_scene(joint, (1 - t) * q_start + t * q_end) for t in ts]
     return scenes, [f"{t:.2f}" for t in ts]

@@ -14,12 +14,13 @@ Used by every page of book/02_reduced to draw its models.
 
 import numpy as np
 
+from .._validate import as_count
 from ..deformable import node_kinematics
 from ..kinematics import forward_kinematics
 from ..maximal.forces import Attachment
 from .animate import animation_html
 from .player import light_player
-from .scene import Frame, Marker, Path, Scene, box_edges, cube_bounds, union_bounds
+from .scene import MAX_FRAMES, Frame, Marker, Path, Scene, box_edges, cube_bounds, union_bounds
 from .shapes import capsule_wireframe, cylinder_wireframe
 
 __all__ = ["LINK_COLORS", "SPRING_COLORS", "model_scene", "deformable_points", "spring_points",
@@ -301,8 +302,7 @@ def trajectory_scenes(model, t, q, *, max_frames=60, models=None, **scene_option
     q = np.asarray(q, dtype=float)
     if q.ndim != 2 or q.shape != (len(t), model.nq):
         raise ValueError(f"argument 'q' must have shape ({len(t)}, {model.nq}), got {q.shape}")
-    if max_frames < 1:
-        raise ValueError(f"argument 'max_frames' must be positive, got {max_frames}")
+    max_frames = as_count(max_frames, "max_frames", "frames", MAX_FRAMES)
     if models is not None and len(models) != len(t):
         raise ValueError(f"argument 'models' must hold one model per sample ({len(t)}), got {len(models)}")
     picks = np.unique(np.round(np.linspace(0, len(t) - 1, min(max_frames, len(t)))).astype(int))

@@ -12,6 +12,11 @@ import numpy as np
 
 AXIS_COLORS = ("#d62728", "#2ca02c", "#1f77b4")  # x red, y green, z blue
 
+#: Most frames a player or a sweep draws, and most points on one drawn path or curve: a
+#: caller asking for more gets a ValueError instead of a page, or a loop, that never ends.
+MAX_FRAMES = 2_000
+MAX_POINTS = 100_000
+
 
 @dataclass(frozen=True)
 class Frame:
