@@ -54,7 +54,7 @@ class Joint:
 
     kind = None
     ndof = 0
-    #: The keys of this joint's scene format besides :data:`COMMON_JOINT_KEYS`.
+    #: The keys of this joint's scene format besides ``COMMON_JOINT_KEYS``.
     spec_keys = ()
 
     # --- the three quantities of Eq. (2.24), checked ------------------------------------

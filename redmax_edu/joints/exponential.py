@@ -36,8 +36,8 @@ __all__ = ["SphericalExp", "REPARAM_ANGLE", "MAX_ANGLE", "exp_coefficients"]
 #: is still 0.09 there, far from the singular shell at 2 pi.
 REPARAM_ANGLE = 1.5 * np.pi
 
-#: Longest rotation vector :meth:`SphericalExp.reparameterize` shortens: reducing |q| modulo
-#: the double nearest 2 pi shifts the angle by about |q| 4e-17, 4e-11 rad here.
+#: Longest rotation vector :meth:`SphericalExp.reparameterize` shortens: reducing ``|q|`` modulo
+#: the double nearest 2 pi shifts the angle by about ``|q|`` 4e-17, 4e-11 rad here.
 MAX_ANGLE = 1e6
 
 # Below this |q| the coefficients use their series. The closed forms of a'(s) and b'(s) lose

@@ -1,6 +1,6 @@
 """Time stepping in maximal coordinates: explicit, symplectic and linearly implicit Euler (§1.8).
 
-One step of size h computes new body twists from the velocity-level equations
+One step of size h computes new body twists from the velocity-level equations::
 
     A phi+ = b,   explicit and symplectic Euler (Eq. 1.28):  A = M,  b = M phi + h f
                   linearly implicit Euler, every force
@@ -11,7 +11,7 @@ One step of size h computes new body twists from the velocity-level equations
 damping D, gravity and the Coriolis wrench included; ArtiSynth notes §0.9.2. Part 2's
 ``integrators.simulate(method="euler")`` is a different scheme of the same name, Eq. 2.86,
 in which only springs and dampers are implicit), subject to the joints and contacts of the system, and
-then moves each pose along its twist on SE(3) (Eq. 1.29):
+then moves each pose along its twist on SE(3) (Eq. 1.29)::
 
     E+ = E exp(h [phi])     with phi the old twist (explicit) or the new one (the others).
 
