@@ -156,7 +156,9 @@ def chain_lagrangian(links, gravity=GRAVITY, simplify=False):
     n = len(links)
     q = sp.symbols(f"q1:{n + 1}", real=True)
     qdot = sp.symbols(f"qdot1:{n + 1}", real=True)
-    gvec = sp.Matrix(gravity)
+    if isinstance(gravity, (str, bytes)) or not hasattr(gravity, "__len__") or len(gravity) != 3:
+        raise ValueError(f"argument 'gravity' must hold 3 components, got {gravity!r}")
+    gvec = sp.Matrix(list(gravity))
     joint_frames, positions, rotations, axes_world = [], [], [], []
     M = sp.zeros(n, n)
     V = sp.Integer(0)

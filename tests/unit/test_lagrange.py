@@ -62,6 +62,8 @@ def test_bad_input():
     bad = Link(5, links[1].T_parent_joint, links[1].axis, links[1].T_joint_body, 1, sp.eye(3))
     with pytest.raises(ValueError, match="parent"):
         chain_lagrangian([links[0], bad])
+    with pytest.raises(ValueError, match="gravity"):
+        chain_lagrangian(links, gravity=(0, -9.81))
     with pytest.raises(ValueError, match="symbols"):
         chain_lagrangian(links).numeric()
     slider = Body("s", -1, Prismatic([1, 0, 0]), np.eye(4), np.eye(4), 1.0, np.eye(3))
