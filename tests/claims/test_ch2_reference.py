@@ -99,3 +99,16 @@ def test_the_comparison_can_fail():
     s = {key: np.asarray(value, dtype=float) for key, value in states[0].items()}
     wrong = -(reduced_forces(model, s["q"], s["qdot"]) - quadratic_velocity_vector(model, s["q"], s["qdot"]))
     assert relative_error(wrong, s["nle"]) > 1e-3
+
+
+@pytest.mark.parametrize("case, k", [pytest.param(case, k, id=f"{case}-state{k}")
+                                     for case, (_, states) in _MODELS.items() for k in range(len(states))])
+def test_recursive_inverse_dynamics_matches_pinocchio(case, k):
+    """Companion chapter (book/04_companions/01_lagrangian_arm): the two-pass recursive
+    Newton-Euler gives Pinocchio's RNEA torques to 1e-10 relative, like the dense path."""
+    from redmax_edu.recursive import recursive_inverse_dynamics
+
+    model, states = _MODELS[case]
+    s = {key: np.asarray(value, dtype=float) for key, value in states[k].items()}
+    tau = recursive_inverse_dynamics(model, s["q"], s["qdot"], s["qddot_in"])
+    assert relative_error(tau, s["tau_id"]) < TOL
