@@ -268,10 +268,19 @@ def _state(model, q, qdot):
 
 @dataclass(frozen=True)
 class _Assembly:
-    """``M_r`` and ``f_r`` (without ``tau``) at one state, with ``df/dq`` and ``df/dqdot`` if asked."""
+    """``M_r`` and ``f_r`` (without ``tau``) at one state, with ``df/dq`` and ``df/dqdot`` if asked.
+
+    Also the checked state and the forward sweep it was assembled from (``kin``, ``J``,
+    ``Jdot``), which the constraint rows of §2.8 reuse.
+    """
 
     M: np.ndarray
     f: np.ndarray
+    q: np.ndarray
+    qdot: np.ndarray
+    kin: object
+    J: np.ndarray
+    Jdot: np.ndarray
     dfdq: np.ndarray | None = None
     dfdv: np.ndarray | None = None
 
@@ -297,7 +306,7 @@ def _assemble(model, q, qdot, derivatives=False):
             f_n = _node_forces(model, nodes)
         f = f + f_n
     _check_finite_terms(model, q, qdot, M, f)
-    return _Assembly(M, f, dfdq, dfdv)
+    return _Assembly(M, f, q, qdot, kin, J, Jdot, dfdq, dfdv)
 
 
 def _check_finite_terms(model, q, qdot, M, f):
