@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import as_array, as_scalar
+from .constraints import DEFAULT_BAUMGARTE, assemble_constraints, check_baumgarte, check_constraint_set
 from .deformable import node_jacobians
 from .jacobian import fill_jacobian, jacobian
 from .kinematics import forward_kinematics
@@ -37,7 +38,8 @@ __all__ = [
     "MaximalForces", "maximal_forces", "mass_matrix", "joint_forces", "quadratic_velocity_vector",
     "reduced_forces", "forward_dynamics", "inverse_dynamics", "kinetic_energy",
     "potential_energy", "energies", "linearly_implicit_euler_step", "hyper_reduce",
-    "hyper_reduced_dynamics", "SingularMassMatrixError", "singular_joints",
+    "hyper_reduced_dynamics", "SingularMassMatrixError", "singular_joints", "ConstrainedSolution",
+    "constrained_dynamics",
 ]
 
 
@@ -373,11 +375,13 @@ def reduced_forces(model, q, qdot, tau=None):
     return _assemble(model, q, qdot).f + _tau(model, tau)
 
 
-def forward_dynamics(model, q, qdot, tau=None):
+def forward_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
     """Accelerations ``qddot`` (nq,) from ``M_r qddot = f_r`` (Eq. 2.19; Eq. 2.99 with deformables).
 
     ``tau`` (nq,) are applied joint forces (torques for revolute joints), default zero; with
-    deformables its node entries are world forces on the free nodes.
+    deformables its node entries are world forces on the free nodes. A model with
+    constraints (§2.8-2.9) is solved by :func:`constrained_dynamics` at time ``t`` with the
+    Baumgarte gains ``baumgarte = (alpha, beta, gamma)`` (only alpha and beta are used here).
 
     Examples
     --------
@@ -390,9 +394,120 @@ def forward_dynamics(model, q, qdot, tau=None):
     >>> forward_dynamics(pendulum, [np.pi / 2], [0.0])
     array([-9.76119403])
     """
+    if check_model(model).constraints:
+        return constrained_dynamics(model, q, qdot, tau, t=t, baumgarte=baumgarte).x
     terms = _assemble(model, q, qdot)
     # numpy's LU solve: for the small dense M_r it costs less than scipy's Cholesky wrappers
     return _solve_checked(model, q, terms.M, terms.f + _tau(model, tau))
+
+
+@dataclass(frozen=True)
+class ConstrainedSolution:
+    """The solution of a constrained solve (§2.8-2.9): ``A x = b + G^T lambda`` with the rows of ``rows``.
+
+    Attributes
+    ----------
+    x : ndarray (nq,)
+        Accelerations (:func:`constrained_dynamics`) or end-of-step velocities (the Euler step).
+    lam : ndarray (k,)
+        One multiplier per row of ``rows`` (zero for an inactive inequality): forces at the
+        acceleration level, impulses at the velocity level.
+    rows : :class:`redmax_edu.constraints.ConstraintRows`
+        The constraint rows at the state of the solve.
+    """
+
+    x: np.ndarray
+    lam: np.ndarray
+    rows: object
+
+    def generalized_force(self, k):
+        """``G_k^T lambda_k`` (nq,): what constraint ``k`` (an index into ``model.constraints``) applies.
+
+        For a prescribed joint at the acceleration level these are the joint forces that
+        produce the prescribed motion (Eq. 2.113).
+        """
+        block = self.rows.blocks[k]
+        return self.rows.G[block].T @ self.lam[block]
+
+
+def _solve_constrained(model, q, A, b, rows, rhs, what):
+    """``A x = b + G^T lambda`` with ``G x = rhs`` on the equality rows and ``G x >= rhs`` on the active
+    inequalities: a KKT solve, or the QP of Eq. (2.112) when an inequality must push."""
+    active = rows.active
+    eq = active & ~rows.inequality
+    ineq = active & rows.inequality
+    G = rows.G[eq]
+    k = len(G)
+    K = np.block([[A, -G.T], [G, np.zeros((k, k))]])
+    try:
+        sol = np.linalg.solve(K, np.concatenate([b, rhs[eq]]))
+    except np.linalg.LinAlgError:
+        check_constraint_set(model, rows, eq)        # names a redundant constraint, if that is why
+        raise SingularMassMatrixError(_explain_singular(model, q, what)) from None
+    x = sol[:len(b)]
+    lam = np.zeros(len(rows.G))
+    lam[eq] = sol[len(b):]
+    C = rows.G[ineq]
+    if len(C) and np.any(C @ x < rhs[ineq] - 1e-10 * (1.0 + np.abs(rhs[ineq]))):
+        from .maximal.solve import contact_qp
+
+        qp = contact_qp(A, b, G=G, r_G=rhs[eq], N=C, r_N=rhs[ineq])
+        x = qp.phi
+        lam[eq], lam[ineq] = qp.lam_G, qp.alpha
+    if not np.isfinite(x).all():
+        raise SingularMassMatrixError(_explain_singular(model, q, what))
+    return x, lam
+
+
+def constrained_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
+    """Accelerations and constraint forces of a model with constraints (§2.8-2.9, Eq. 2.105-2.113).
+
+    Solves ``M_r qddot = f_r + tau + G^T lambda`` with every equality row and every active
+    inequality row of :func:`redmax_edu.constraints.assemble_constraints` at time ``t``,
+    stabilised by Baumgarte's terms (§1.12):
+    ``G qddot = dw/dt - Gdot qdot - 2 alpha (G qdot - w) - beta^2 g`` (``>=`` for inequalities,
+    which then make it the QP of Eq. 2.112). A prescribed joint is one such equality, and
+    its multiplier is the joint force the motion needs: hybrid dynamics (Eq. 2.113).
+
+    Parameters
+    ----------
+    model : Model
+    q, qdot : array_like (nq,)
+    tau : array_like (nq,), optional
+    t : float
+        Time, for prescribed motion.
+    baumgarte : (alpha, beta, gamma)
+        Stabilisation gains (1/s); gamma is the velocity level's and is not used here.
+
+    Returns
+    -------
+    ConstrainedSolution
+        ``x`` is ``qddot``; ``generalized_force(k)`` is constraint k's force.
+
+    Examples
+    --------
+    Two hinges whose angles must stay equal move as one (a rigid pendulum of both links):
+
+    >>> from redmax_edu.constraints import CoordinateCoupling
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -0.5
+    >>> link = dict(joint=Revolute([0, 1, 0]), T_joint_body=T, mass=1.0, inertia=0.01 * np.eye(3))
+    >>> top = np.eye(4); top[2, 3] = -1.0
+    >>> model = Model([Body("a", -1, T_parent_joint=np.eye(4), **link),
+    ...                Body("b", 0, T_parent_joint=top, **link)], constraints=[CoordinateCoupling(0, 1)])
+    >>> sol = constrained_dynamics(model, [0.3, 0.3], [0.0, 0.0])
+    >>> bool(np.isclose(sol.x[0], sol.x[1]))
+    True
+    """
+    alpha, beta, _ = check_baumgarte(baumgarte)
+    t = as_scalar(t, "t")
+    terms = _assemble(model, q, qdot)
+    rows = assemble_constraints(model, terms.q, terms.qdot, terms.kin, terms.J, terms.Jdot, t)
+    x, lam = _solve_constrained(model, terms.q, terms.M, terms.f + _tau(model, tau), rows,
+                                rows.acceleration_rhs(terms.qdot, alpha, beta),
+                                "the KKT matrix of M_r and the constraint rows (Eq. 2.110)")
+    return ConstrainedSolution(x, lam, rows)
 
 
 def inverse_dynamics(model, q, qdot, qddot):
@@ -482,7 +597,7 @@ def energies(model, q, qdot):
     return _energies(model, q, qdot, forward_kinematics(model, q, qdot))
 
 
-def linearly_implicit_euler_step(model, q, qdot, h, tau=None):
+def linearly_implicit_euler_step(model, q, qdot, h, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
     """One step of linearly implicit Euler, springs and dampers only, at the velocity level (Eq. 2.84-2.86).
 
     Only the spring and damper forces (joint and maximal) are linearised; gravity and the
@@ -501,6 +616,11 @@ def linearly_implicit_euler_step(model, q, qdot, h, tau=None):
     ``q1 = q0 + h qdot1``. Returns ``(q1, qdot1)``. With deformables the springs' node
     stiffness ``K_s`` and damping ``D_s`` enter the same way, as ``J_n^T K_s J_n`` and ``J_n^T D_s J_n``.
 
+    With constraints (§2.8-2.9) the same matrix becomes the top-left block of the KKT system
+    of Eq. (2.106)-(2.108) and (2.114): the rows at the start of the step, at time ``t``, with
+    ``G qdot1 = w + h dw/dt - gamma g`` (velocity-level Baumgarte with
+    ``gamma = baumgarte[2]``; ``>=`` for active inequalities, which make it a QP).
+
     Examples
     --------
     One 10 ms step from rest at 0.5 rad: the bob starts to swing back.
@@ -516,8 +636,15 @@ def linearly_implicit_euler_step(model, q, qdot, h, tau=None):
     q, qdot = check_model(model).check_state(q, qdot)
     terms = _assemble(model, q, qdot, derivatives=True)
     A = terms.M - h * terms.dfdv - h * h * terms.dfdq
-    qdot1 = _solve_checked(model, q, A, terms.M @ qdot + h * (terms.f + _tau(model, tau) - terms.dfdv @ qdot),
-                           f"the matrix M_r - h df/dqdot - h^2 df/dq of the step h = {h:g}")
+    b = terms.M @ qdot + h * (terms.f + _tau(model, tau) - terms.dfdv @ qdot)
+    what = f"the matrix M_r - h df/dqdot - h^2 df/dq of the step h = {h:g}"
+    if model.constraints:
+        gamma_ = check_baumgarte(baumgarte)[2]
+        rows = assemble_constraints(model, q, qdot, terms.kin, terms.J, terms.Jdot, as_scalar(t, "t"))
+        qdot1, _ = _solve_constrained(model, q, A, b, rows, rows.velocity_rhs(h, gamma_),
+                                      f"the KKT matrix of {what[4:]} and the constraint rows (Eq. 2.106)")
+    else:
+        qdot1 = _solve_checked(model, q, A, b, what)
     q1 = q + h * qdot1
     if not np.isfinite(q1).all():
         raise ValueError(f"the step h = {h:g} overflowed the coordinates (q + h qdot is not finite); "

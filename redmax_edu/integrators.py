@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import as_real, check_count
+from .constraints import DEFAULT_BAUMGARTE, check_baumgarte
 from .dynamics import SingularMassMatrixError, energies, forward_dynamics, linearly_implicit_euler_step
 from .kinematics import forward_kinematics
 from .model import Model
@@ -257,7 +258,7 @@ def _advance(bar, dt):
 
 
 def _integrate_ode(model, q, qdot, t0, t1, grid, tau_fn, accel, rtol, atol, max_step, progress,
-                   reparameterize, max_steps, method):
+                   reparameterize, max_steps, method, baumgarte):
     from scipy.integrate import RK45
 
     nq = model.nq
@@ -267,7 +268,7 @@ def _integrate_ode(model, q, qdot, t0, t1, grid, tau_fn, accel, rtol, atol, max_
         current["nfev"] += 1
         tau = None if tau_fn is None else tau_fn(t)
         try:
-            qddot = accel(current["model"], y[:nq], y[nq:], tau)
+            qddot = accel(current["model"], y[:nq], y[nq:], tau, t=t, baumgarte=baumgarte)
         except np.linalg.LinAlgError as err:
             raise SimulationError(f"forward dynamics failed at t = {t:.6g} s: the mass matrix is "
                                   f"singular or not positive definite ({err})") from None
@@ -319,7 +320,7 @@ def _integrate_ode(model, q, qdot, t0, t1, grid, tau_fn, accel, rtol, atol, max_
     return rec.trajectory(method, None, nsteps, current["nfev"], switches)
 
 
-def _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, progress, reparameterize):
+def _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, progress, reparameterize, baumgarte):
     rec = _Recorder()
     rec.add(t0, q, qdot, model)
     switches = []
@@ -332,7 +333,7 @@ def _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, progress, r
             t = t0 + k * h
             tau = None if tau_fn is None else tau_fn(t)  # applied torques at the END of the step
             try:
-                q, qdot = linearly_implicit_euler_step(model, q, qdot, h, tau)
+                q, qdot = linearly_implicit_euler_step(model, q, qdot, h, tau, t=t - h, baumgarte=baumgarte)
             except np.linalg.LinAlgError as err:
                 raise SimulationError(f"linearly implicit Euler failed in the step to t = {t:.6g} s: "
                                       f"singular system ({err})") from None
@@ -347,7 +348,8 @@ def _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, progress, r
 
 
 def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-4, atol=1e-6,
-             sample_dt=None, progress=False, *, reparameterize=True, max_step=None, max_steps=20_000):
+             sample_dt=None, progress=False, *, reparameterize=True, max_step=None, max_steps=20_000,
+             baumgarte=DEFAULT_BAUMGARTE):
     """Integrate the RedMax equations of motion from ``(q0, qdot0)`` over ``t_span``.
 
     Parameters
@@ -389,6 +391,10 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
         MATLAB's and Octave's ``ode45`` (scipy's own default is unbounded).
     max_steps : int
         RK45 gives up (with a hint that the problem is stiff) after this many steps.
+    baumgarte : (alpha, beta, gamma)
+        Stabilisation gains of the model's constraints (§2.8, §1.12): RK45 solves them at the
+        acceleration level with ``2 alpha`` and ``beta^2``, Euler at the velocity level with
+        ``gamma``. Default the reference's ``(5, 5, 5)`` (1/s). Unused without constraints.
 
     Returns
     -------
@@ -442,6 +448,7 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
     h = _positive(h, "h", allow_none=True)
     sample_dt = _positive(sample_dt, "sample_dt", allow_none=True)
     tau_fn = _tau_function(tau, nq)
+    baumgarte = check_baumgarte(baumgarte)
     if tau_fn is not None:
         tau_fn(t0)  # a bad callable fails now, naming 'tau'
     if method == "euler":
@@ -461,7 +468,7 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
                 raise ValueError(f"argument 'sample_dt': the {n_steps} steps are not a whole number of "
                                  f"samples every {stride} steps")
         return _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, bool(progress),
-                                bool(reparameterize))
+                                bool(reparameterize), baumgarte)
     rtol = _positive(rtol, "rtol")
     atol = _check_atol(atol, nq)
     max_step = _positive(max_step, "max_step", allow_none=True) or (t1 - t0) / 10
@@ -479,4 +486,4 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
         inner = t0 + dt * np.arange(int(np.ceil((t1 - t0) / dt)))
         grid = np.append(inner[inner < t1 - _GRID_RTOL * dt], t1)
     return _integrate_ode(model, q, qdot, t0, t1, grid, tau_fn, ODE_ACCELERATIONS[method], rtol, atol,
-                          max_step, bool(progress), bool(reparameterize), int(max_steps), method)
+                          max_step, bool(progress), bool(reparameterize), int(max_steps), method, baumgarte)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ._validate import ArgumentTypeError, as_instance, as_real, as_sequence, as_transform
+from .constraints import Constraint
 from .deformable import DeformableSpring
 from .inertia import MassProperties
 from .joints import Joint, joint_from_spec
@@ -184,6 +185,10 @@ class Model:
     deformables : sequence of :class:`redmax_edu.deformable.DeformableSpring`
         Mass-spring chains whose ends may be attached to these bodies (§2.7). Their free
         nodes become coordinates after the joints' (Eq. 2.96).
+    constraints : sequence of :class:`redmax_edu.constraints.Constraint`
+        Loop closures, couplings, limits, prescribed motion and contacts (§2.8-2.9), each
+        checked against the model here (a constraint naming a body or coordinate the model
+        lacks is a ValueError naming the constraint).
 
     Attributes
     ----------
@@ -214,10 +219,11 @@ class Model:
     (2, slice(1, 2, None), [[1, 0], [1, 1]])
     """
 
-    def __init__(self, bodies, gravity=GRAVITY, forces=(), deformables=()):
+    def __init__(self, bodies, gravity=GRAVITY, forces=(), deformables=(), constraints=()):
         bodies = as_sequence(bodies, "bodies", "Body")
         forces = as_sequence(forces, "forces", "Force")
         deformables = as_sequence(deformables, "deformables", "DeformableSpring")
+        constraints = as_sequence(constraints, "constraints", "Constraint")
         if not bodies:
             raise ValueError("a model needs at least one body")
         names = set()
@@ -275,9 +281,16 @@ class Model:
         for a in (self.T_parent_joint, self.T_joint_body, self.stiffness, self.damping, self.q_rest,
                   self.body_damping):
             a.setflags(write=False)
+        for k, c in enumerate(constraints):
+            if not isinstance(c, Constraint):
+                raise ArgumentTypeError(f"argument 'constraints': constraints[{k}] must be a Constraint of "
+                                        f"redmax_edu.constraints, got {type(c).__name__}")
+            c.check(self)
+        self.constraints = tuple(constraints)
 
     def __repr__(self):
         extra = f", deformables={len(self.deformables)}" if self.deformables else ""
+        extra += f", constraints={len(self.constraints)}" if self.constraints else ""
         return f"Model({self.n} bodies, nq={self.nq}, joints={[b.joint.kind for b in self.bodies]}{extra})"
 
     def index(self, name):
@@ -306,15 +319,19 @@ class Model:
         """A copy of the model with body ``i``'s fields replaced (e.g. a joint in a new chart)."""
         bodies = list(self.bodies)
         bodies[i] = replace(bodies[i], **changes)
-        return Model(bodies, self.gravity, self.forces, self.deformables)
+        return Model(bodies, self.gravity, self.forces, self.deformables, self.constraints)
 
     def with_forces(self, forces):
         """A copy of the model with another list of maximal forces."""
-        return Model(self.bodies, self.gravity, forces, self.deformables)
+        return Model(self.bodies, self.gravity, forces, self.deformables, self.constraints)
 
     def with_deformables(self, deformables):
         """A copy of the model with another list of deformable bodies (§2.7)."""
-        return Model(self.bodies, self.gravity, self.forces, deformables)
+        return Model(self.bodies, self.gravity, self.forces, deformables, self.constraints)
+
+    def with_constraints(self, constraints):
+        """A copy of the model with another list of constraints (§2.8-2.9)."""
+        return Model(self.bodies, self.gravity, self.forces, self.deformables, constraints)
 
     def reparameterize(self, q, qdot):
         """Let every joint leave a singular chart: returns ``(model, q, qdot)`` (§2.4.5, §2.4.8).
