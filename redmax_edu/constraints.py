@@ -43,8 +43,8 @@ from .lie import ad_unchecked, adjoint_unchecked, gamma, hat_unchecked, inv_se3_
 
 __all__ = ["Rows", "ConstraintRows", "Constraint", "Loop", "CoordinateCoupling", "JointLimit",
            "PrescribedJoint", "PrescribedBody", "PrescribedJointVelocity", "FloorContact",
-           "NodeAttachment", "assemble_constraints", "check_baumgarte", "constraint_errors",
-           "check_constraint_set", "DEFAULT_BAUMGARTE"]
+           "NodeAttachment", "assemble_constraints", "check_baumgarte", "constraint_rows",
+           "constraint_errors", "check_constraint_set", "DEFAULT_BAUMGARTE"]
 
 #: The reference code's stabilisation gains ``(alpha, beta, gamma)`` (1/s): 2 alpha and beta^2
 #: at the acceleration level, gamma at the velocity level.
@@ -783,18 +783,26 @@ def assemble_constraints(model, q, qdot, kin, J, Jdot, t):
                           np.concatenate(wdot), np.concatenate(ineq), tuple(owners), tuple(blocks))
 
 
+def constraint_rows(model, q, qdot, t=0.0):
+    """The model's constraint rows at ``(q, qdot)`` and time ``t``: :func:`assemble_constraints`
+    after one forward sweep, for callers that have not made one (a :class:`ConstraintRows`)."""
+    from .jacobian import fill_jacobian
+    from .kinematics import forward_kinematics
+
+    q, qdot = model.check_state(q, qdot)
+    kin = forward_kinematics(model, q, qdot)
+    J, Jdot = fill_jacobian(model, kin, with_derivative=True)
+    return assemble_constraints(model, q, qdot, kin, J, Jdot, t)
+
+
 def constraint_errors(model, q, t=0.0):
     """Each constraint's position error at ``q`` and time ``t``, a list in ``model.constraints`` order.
 
     For an equality the drift from ``g = 0``; for an inequality the value of ``c`` (negative
     when violated); a constraint on velocities only has none (zeros).
     """
-    from .kinematics import forward_kinematics
-
-    q = model.check_state(q)
-    qdot = np.zeros(model.nq)
-    kin = forward_kinematics(model, q, qdot)
-    return [c.rows(model, q, qdot, kin, t).error for c in model.constraints]
+    rows = constraint_rows(model, q, np.zeros(model.nq), t)
+    return [rows.error[block] for block in rows.blocks]
 
 
 def check_constraint_set(model, rows, active=None, tol=1e-10):

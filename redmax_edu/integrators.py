@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import as_real, check_count
-from .constraints import DEFAULT_BAUMGARTE, check_baumgarte
+from .constraints import DEFAULT_BAUMGARTE, check_baumgarte, check_constraint_set, constraint_rows
 from .dynamics import SingularMassMatrixError, energies, forward_dynamics, linearly_implicit_euler_step
 from .kinematics import forward_kinematics
 from .model import Model
@@ -451,6 +451,8 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
     baumgarte = check_baumgarte(baumgarte)
     if tau_fn is not None:
         tau_fn(t0)  # a bad callable fails now, naming 'tau'
+    if model.constraints:  # a redundant or inconsistent set fails now, naming the constraint
+        check_constraint_set(model, constraint_rows(model, q, qdot, t0))
     if method == "euler":
         if h is None:
             raise ValueError("argument 'h' (the step size) is required for method='euler'")
