@@ -352,3 +352,14 @@ def test_simulate_refuses_a_redundant_set_before_it_starts():
     for method, h in (("rk45", None), ("euler", 0.01)):
         with pytest.raises(ValueError, match=r"constraints\[1\], coupling 'twice': its rows repeat"):
             simulate(model, [0.1, 0.1], [0.0, 0.0], (0.0, 1.0), method=method, h=h)
+
+
+def test_an_euler_run_never_crosses_a_joint_limit():
+    """At the velocity level a limit that still holds only keeps the step from crossing it
+    (``C qdot1 >= -c / h``), so the joint stops on the bound instead of overshooting."""
+    from redmax_edu.integrators import simulate
+
+    model = _pendulum_chain(2).with_constraints([JointLimit(1, -0.3, 0.3)])
+    tr = simulate(model, [1.2, 0.0], [0.0, 0.0], (0.0, 2.0), method="euler", h=0.01)
+    assert np.abs(tr.q[:, 1]).max() <= 0.3 + 1e-12
+    assert np.isclose(np.abs(tr.q[:, 1]).max(), 0.3)  # it does reach the bound
