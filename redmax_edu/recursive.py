@@ -19,6 +19,8 @@ The book's page on these sweeps (§2.12) is not written yet; the inverse-dynamic
 book/04_companions/01_lagrangian_arm uses the dense path that this module equals.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ._validate import as_array, as_columns, as_index, as_scalar
@@ -112,41 +114,53 @@ def _check_rigid(model, name, dense):
     return model
 
 
-def _body_frame_jacobians(model, kin):
-    """Per joint ``(Ad(E_i_j) S_i, Ad(E_i_j) Sdot_i)``: S and Sdot seen from its body's frame (6, ndof_i)."""
-    A_ij = joint_twist_adjoints(model)
-    return ([A @ S for A, S in zip(A_ij, kin.S, strict=True)],
-            [A @ Sd for A, Sd in zip(A_ij, kin.Sdot, strict=True)])
+@dataclass(frozen=True)
+class _Articulated:
+    """What Algorithm 9's backward traversal learns from ``q`` alone (lines 7, 12-14), per body i.
+
+    ``S[i]`` is joint i's ``S`` seen from its body's frame, ``Ad(E_i_j) S_i`` (6, ndof_i);
+    ``M_hat[i]`` (6, 6) body i's inertia plus what its children's joints pass on; ``Psi[i] =
+    (S_i^T M_hat_i S_i + P_r_i)^-1``, ``U[i] = M_hat_i S_i Psi_i`` and ``SM[i] = S_i^T M_hat_i``
+    (None for a prescribed joint); ``A_ip`` the adjoints ``Ad(E_i_p)`` (n, 6, 6).
+    """
+
+    A_ip: np.ndarray
+    S: list
+    M_hat: np.ndarray
+    Psi: list
+    U: list
+    SM: list
 
 
-def _articulated_inertias(model, q, A_ip, S, prescribed=(), P_m=None, P_r=None):
+def _articulated_inertias(model, q, kin, prescribed=(), P_m=None, P_r=None):
     """The inertia half of Algorithm 9's backward traversal (lines 7, 12-14; Alg. 10, lines 2-12).
 
-    ``M_hat[i]`` is body i's inertia plus everything its children's joints pass on to it;
-    ``Psi[i] = (S_i^T M_hat_i S_i + P_r_i)^-1`` (None for a prescribed joint). It depends on
-    ``q`` only (``q`` serves the error message), so Algorithm 10 computes it once for many
-    right-hand sides. ``P_m`` (n, 6, 6) and ``P_r`` (an ndof x ndof matrix per joint) are the
-    preconditioner terms of Algorithm 10, in body frames.
+    It depends on ``q`` only (``q`` serves the error message), so Algorithm 10 does it once for
+    many right-hand sides. ``P_m`` (n, 6, 6) and ``P_r`` (an ndof x ndof matrix per joint) are
+    the preconditioner terms of Algorithm 10, in body frames. Returns an :class:`_Articulated`.
     """
+    n, A_ip = model.n, kin.A_ip
+    S = [A @ S_j for A, S_j in zip(joint_twist_adjoints(model), kin.S, strict=True)]
     M_hat = model.spatial_inertias.copy()
     if P_m is not None:
         M_hat += P_m                                              # Alg. 10, lines 7 and 9
-    Psi = [None] * model.n
-    for i in reversed(range(model.n)):                            # backward traversal
+    Psi, U, SM = [None] * n, [None] * n, [None] * n
+    for i in reversed(range(n)):                                  # backward traversal
         if i in prescribed:
             Pi = M_hat[i]                                         # a prescribed joint passes all of M_hat on
         else:
-            MS, SM = M_hat[i] @ S[i], S[i].T @ M_hat[i]
-            D = SM @ S[i] if P_r is None else SM @ S[i] + P_r[i]
+            SM[i] = S[i].T @ M_hat[i]
+            D = SM[i] @ S[i] if P_r is None else SM[i] @ S[i] + P_r[i]
             try:
                 Psi[i] = np.linalg.inv(D)                         # line 12
             except np.linalg.LinAlgError:
                 raise _singular(model, q, i) from None
-            Pi = M_hat[i] - MS @ Psi[i] @ SM                      # line 14
+            U[i] = M_hat[i] @ S[i] @ Psi[i]
+            Pi = M_hat[i] - U[i] @ SM[i]                          # line 14
         p = model.parents[i]
         if p >= 0:
             M_hat[p] += A_ip[i].T @ Pi @ A_ip[i]                  # line 7, for the parent
-    return M_hat, Psi
+    return _Articulated(A_ip, S, M_hat, Psi, U, SM)
 
 
 def _singular(model, q, i):
@@ -158,34 +172,43 @@ def _singular(model, q, i):
                                    f"{name!r} {why}")
 
 
-def _hybrid_sweeps(model, A_ip, S, M_hat, Psi, eta, f, tau, qddot, prescribed=()):
+def _hybrid_sweeps(model, art, eta, f, tau, qddot, prescribed=()):
     """The force half of Algorithm 9's backward traversal (lines 8, 10, 15) and its second forward one.
 
-    Arrays may carry k right-hand sides in a last axis: ``eta``, ``f`` (n, 6[, k]), ``tau``,
-    ``qddot`` (nq[, k]). ``f`` holds each body's maximal wrench (Coriolis, gravity, external),
-    ``tau`` the joint forces; ``qddot`` holds the accelerations of the ``prescribed`` joints
-    and receives the others; ``tau`` receives the prescribed joints' ``S^T F`` (line 22).
+    ``art`` is the inertia half (:func:`_articulated_inertias`). Arrays may carry k right-hand
+    sides in a last axis: ``eta``, ``f`` (n, 6[, k]), ``tau``, ``qddot`` (nq[, k]). ``f`` holds
+    each body's maximal wrench (Coriolis, gravity, external), ``tau`` the joint forces;
+    ``qddot`` holds the accelerations of the ``prescribed`` joints and receives the others;
+    ``tau`` receives the prescribed joints' ``S^T F`` (line 22).
+
+    The loops carry ``bias_i = B_hat_i + M_hat_i eta_i``, the wrench body i's subtree needs when
+    neither its parent nor joint i accelerates; lines 15 and 24 then read
+    ``beta_i = bias_i + M_hat_i S_i Psi_i u_i`` and ``qddot_i = Psi_i (u_i - S_i^T M_hat_i Ad(E_i_p) Vdot_p)``
+    with ``u_i = tau_i - S_i^T bias_i``.
     """
-    B_hat = -f                                                    # line 8: -ad(V)^T M V - F_ext ...
+    A_ip, S, M_hat, Psi, U, SM = art.A_ip, art.S, art.M_hat, art.Psi, art.U, art.SM
+    bias = np.einsum("nij,nj...->ni...", M_hat, eta) - f        # line 8: -ad(V)^T M V - F_ext, + M_hat eta
+    u = np.empty_like(tau)
     for i in reversed(range(model.n)):                            # backward traversal
         s, p = model.dofs[i], model.parents[i]
         if i in prescribed:
-            beta = B_hat[i] + M_hat[i] @ (eta[i] + S[i] @ qddot[s])                      # line 10
+            beta = bias[i] + M_hat[i] @ (S[i] @ qddot[s])                                # line 10
         else:
-            u = tau[s] - S[i].T @ (M_hat[i] @ eta[i] + B_hat[i])
-            beta = B_hat[i] + M_hat[i] @ (eta[i] + S[i] @ (Psi[i] @ u))                  # line 15
+            u[s] = tau[s] - S[i].T @ bias[i]                      # the joint force left to accelerate joint i
+            beta = bias[i] + U[i] @ u[s]                                                 # line 15
         if p >= 0:
-            B_hat[p] += A_ip[i].T @ beta                          # line 8: ... + the children's beta
+            bias[p] += A_ip[i].T @ beta                           # line 8: + the children's beta
     Vdot = np.empty_like(eta)
+    at_rest = np.zeros_like(eta[0])                               # the world does not accelerate
     for i, p in enumerate(model.parents):                         # line 18: forward traversal
         s = model.dofs[i]
-        a = eta[i] if p < 0 else A_ip[i] @ Vdot[p] + eta[i]      # the world does not accelerate
+        a = at_rest if p < 0 else A_ip[i] @ Vdot[p]
         if i in prescribed:
-            Vdot[i] = a + S[i] @ qddot[s]                                                # line 20
-            tau[s] = S[i].T @ (M_hat[i] @ Vdot[i] + B_hat[i])                            # lines 21-22
+            Vdot[i] = a + S[i] @ qddot[s] + eta[i]                                       # line 20
+            tau[s] = S[i].T @ (M_hat[i] @ (Vdot[i] - eta[i]) + bias[i])                  # lines 21-22
         else:
-            qddot[s] = Psi[i] @ (tau[s] - S[i].T @ (M_hat[i] @ a + B_hat[i]))            # line 24
-            Vdot[i] = a + S[i] @ qddot[s]                                                # line 25
+            qddot[s] = Psi[i] @ (u[s] - SM[i] @ a)                                       # line 24
+            Vdot[i] = a + S[i] @ qddot[s] + eta[i]                                       # line 25
     return qddot, tau
 
 
@@ -274,14 +297,13 @@ def recursive_hybrid_dynamics(model, q, qdot, tau=None, prescribed=None):
         qddot[model.dofs[i]] = as_array(prescribed[key], (model.bodies[i].joint.ndof,),
                                         f"prescribed[{key!r}]", real=True)
     kin = forward_kinematics(model, q, qdot)                      # lines 1-3: frames and twists V
-    S, Sdot = _body_frame_jacobians(model, kin)
-    psi = np.array([Si @ qdot[s] for Si, s in zip(S, model.dofs, strict=True)])       # S_i qdot_i
-    Sdot_qdot = np.array([Si @ qdot[s] for Si, s in zip(Sdot, model.dofs, strict=True)])
-    eta = (ad_unchecked(kin.phi) @ psi[:, :, None])[:, :, 0] + Sdot_qdot             # line 4
+    art = _articulated_inertias(model, q, kin, chosen)
+    S_qdot = np.array([S_i @ qdot[s] for S_i, s in zip(art.S, model.dofs, strict=True)])[:, :, None]
+    Sdot_qdot = np.array([Sd @ qdot[s] for Sd, s in zip(kin.Sdot, model.dofs, strict=True)])[:, :, None]
+    eta = (ad_unchecked(kin.phi) @ S_qdot + joint_twist_adjoints(model) @ Sdot_qdot)[:, :, 0]   # line 4
     f = maximal_forces(model, kin.E_wi, kin.phi).reshape(model.n, 6)
     f_joint = joint_forces(model, q, qdot)
-    M_hat, Psi = _articulated_inertias(model, q, kin.A_ip, S, chosen)
-    qddot, tau_out = _hybrid_sweeps(model, kin.A_ip, S, M_hat, Psi, eta, f, tau + f_joint, qddot, chosen)
+    qddot, tau_out = _hybrid_sweeps(model, art, eta, f, tau + f_joint, qddot, chosen)
     torques = {key: tau_out[model.dofs[i]] - f_joint[model.dofs[i]] for i, key in chosen.items()}
     return qddot, torques
 
@@ -315,15 +337,14 @@ class InverseInertia:
     with :func:`inverse_inertia`.
     """
 
-    def __init__(self, model, A_ip, S, M_hat, Psi):
-        self.model, self._A_ip, self._S, self._M_hat, self._Psi = model, A_ip, S, M_hat, Psi
+    def __init__(self, model, articulated):
+        self.model, self._articulated = model, articulated
 
     def __matmul__(self, x):
         """``M_r^{-1} x`` for ``x`` of shape (nq,) or (nq, k) (k right-hand sides at once)."""
         x = as_columns(x, self.model.nq, "x")
         zero = np.zeros((self.model.n, 6) + x.shape[1:])          # no velocity products, no forces
-        y, _ = _hybrid_sweeps(self.model, self._A_ip, self._S, self._M_hat, self._Psi, zero, zero,
-                              x.copy(), np.zeros_like(x))
+        y, _ = _hybrid_sweeps(self.model, self._articulated, zero, zero, x.copy(), np.zeros_like(x))
         return y
 
 
@@ -385,9 +406,7 @@ def inverse_inertia(model, q, qdot=None, h=None):
         own = np.arange(model.n)                                  # each body's own 6x6 block
         P_m = -(h * terms.D + h * h * terms.K).reshape(model.n, 6, model.n, 6)[own, :, own, :]   # line 7
         P_r = [np.diag(h * model.damping[s] + h * h * model.stiffness[s]) for s in model.dofs]  # line 6
-    S, _ = _body_frame_jacobians(model, kin)
-    M_hat, Psi = _articulated_inertias(model, q, kin.A_ip, S, P_m=P_m, P_r=P_r)
-    return InverseInertia(model, kin.A_ip, S, M_hat, Psi)
+    return InverseInertia(model, _articulated_inertias(model, q, kin, P_m=P_m, P_r=P_r))
 
 
 def inverse_inertia_product(model, q, x, qdot=None, h=None):

@@ -7,6 +7,8 @@ grows with its condition number: their trees keep every joint away from its char
 singularities (``cond M_r`` ~1e6, differences ~1e-12; at gimbal lock it reaches 1e8 and more).
 """
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -187,9 +189,12 @@ def test_the_comparison_catches_an_unprojected_articulated_inertia(solvable, mon
     dense = forward_dynamics(model, q, qdot, tau)
     right = recursive._articulated_inertias
 
-    def unprojected(model, q, A_ip, S, prescribed=(), P_m=None, P_r=None):
-        M_hat, _ = right(model, q, A_ip, S, prescribed=range(model.n))
-        return M_hat, [np.linalg.inv(S[i].T @ M_hat[i] @ S[i]) for i in range(model.n)]
+    def unprojected(model, q, kin, prescribed=(), P_m=None, P_r=None):
+        art = right(model, q, kin, prescribed=range(model.n))            # Pi_i = M_hat_i everywhere
+        SM = [S.T @ M for S, M in zip(art.S, art.M_hat, strict=True)]
+        Psi = [np.linalg.inv(SM_i @ S) for SM_i, S in zip(SM, art.S, strict=True)]
+        U = [M @ S @ P for M, S, P in zip(art.M_hat, art.S, Psi, strict=True)]
+        return replace(art, Psi=Psi, U=U, SM=SM)
 
     monkeypatch.setattr(recursive, "_articulated_inertias", unprojected)
     assert relative_error(recursive.recursive_forward_dynamics(model, q, qdot, tau), dense) > 1e-3
