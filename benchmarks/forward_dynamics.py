@@ -17,11 +17,15 @@ over the sizes from 16 bodies up (below that the fixed cost per call dominates),
 from which the recursive algorithm is faster than the dense one, the ratio recursive / ABA at
 each size, and the largest relative difference between the three accelerations
 (max |a - b| / max |b|). Timings are the best of several repeats, each long enough to dwarf the
-timer's resolution; they vary from machine to machine, the exponents and ratios much less.
-Run it with ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1`` for single-core figures.
+timer's resolution, in CPU time of this process (``time.process_time``): on a machine shared
+with other work it is far steadier than the wall clock, and with single-threaded BLAS it is
+what the wall clock of an idle machine shows. So run it as
+``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/forward_dynamics.py``. The
+figures vary from machine to machine, the exponents and ratios much less.
 """
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -70,20 +74,20 @@ def pinocchio_model(model):
 
 
 def best_time(fn, repeats=5, min_time=0.2):
-    """Best per-call time over ``repeats`` batches, each batch running at least ``min_time`` s."""
+    """Best per-call CPU time over ``repeats`` batches, each batch running at least ``min_time`` s."""
     number, elapsed = 1, 0.0
     while elapsed < min_time:
         number *= 2
-        start = time.perf_counter()
+        start = time.process_time()
         for _ in range(number):
             fn()
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
     times = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = time.process_time()
         for _ in range(number):
             fn()
-        times.append((time.perf_counter() - start) / number)
+        times.append((time.process_time() - start) / number)
     return min(times)
 
 
@@ -95,12 +99,18 @@ def fitted_exponent(sizes, times):
 
 
 def crossover(sizes, dense, recursive):
-    """The smallest size from which recursive stays faster than dense (None if it never does)."""
+    """``(n_k, n_x)``: the smallest measured size from which recursive stays faster than dense,
+    and where the two time curves cross, interpolated on log-log axes between the sizes
+    that bracket it (``n_x = n_k`` when recursive is faster at every size; None if never)."""
     faster = [r < d for d, r in zip(dense, recursive, strict=True)]
     for k in range(len(sizes)):
         if all(faster[k:]):
-            return sizes[k]
-    return None
+            if k == 0:
+                return sizes[0], sizes[0]
+            log_n = np.log(sizes[k - 1: k + 1])
+            gap = np.log(np.asarray(recursive[k - 1: k + 1]) / np.asarray(dense[k - 1: k + 1]))
+            return sizes[k], float(np.exp(log_n[0] - gap[0] * (log_n[1] - log_n[0]) / (gap[1] - gap[0])))
+    return None, None
 
 
 def relative_difference(a, b):
@@ -132,7 +142,7 @@ def measure(shape, sizes, rng, timing):
 def report(shape, rows, worst):
     sizes = [r[0] for r in rows]
     dense, recursive = [r[1] for r in rows], [r[2] for r in rows]
-    print(f"\n{shape}: forward dynamics, best time per call")
+    print(f"\n{shape}: forward dynamics")
     header = f"{'bodies':>6} {'dense':>11} {'recursive':>11} {'dense/rec':>9}"
     print(header + (f" {'pin.aba':>10} {'rec/aba':>8}" if pin is not None else ""))
     for n, t_dense, t_rec, t_aba in rows:
@@ -145,8 +155,11 @@ def report(shape, rows, worst):
         fits["pin.aba"] = fitted_exponent(sizes, [r[3] for r in rows])
     print(f"fitted exponent p of time ~ n^p (sizes >= {FIT_FROM}):",
           ", ".join(f"{name} {p:.2f}" for name, p in fits.items()))
-    n_cross = crossover(sizes, dense, recursive)
-    print("recursive faster than dense from", f"{n_cross} bodies on" if n_cross else "no size measured")
+    n_faster, n_cross = crossover(sizes, dense, recursive)
+    if n_faster is None:
+        print("recursive faster than dense: at no size measured")
+    else:
+        print(f"recursive faster than dense from {n_faster} bodies on (curves cross near n = {n_cross:.0f})")
     print(f"largest relative difference between the accelerations: {worst:.1e}")
 
 
@@ -156,6 +169,8 @@ def main():
     parser.add_argument("--quick", action="store_true", help="short timing batches (a rough check)")
     args = parser.parse_args()
     timing = dict(repeats=2, min_time=0.02) if args.quick else {}
+    threads = {name: os.environ.get(name, "unset") for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+    print("CPU time per call, best of several batches;", ", ".join(f"{k}={v}" for k, v in threads.items()))
     if pin is None:
         print("(Pinocchio not installed: `pip install pin` adds the pin.aba column)")
     rng = np.random.default_rng(0)

@@ -138,38 +138,51 @@ def _articulated_inertias(model, q, kin, prescribed=(), P_m=None, P_r=None):
     It depends on ``q`` only (``q`` serves the error message), so Algorithm 10 does it once for
     many right-hand sides. ``P_m`` (n, 6, 6) and ``P_r`` (an ndof x ndof matrix per joint) are
     the preconditioner terms of Algorithm 10, in body frames. Returns an :class:`_Articulated`.
+
+    Here and in :func:`_hybrid_sweeps` the products of small matrices are written ``X.dot(Y)``:
+    for 6x6 operands numpy's ``@`` costs two to three times as much, in loops that are all
+    call overhead.
     """
     n, A_ip = model.n, kin.A_ip
-    S = [A @ S_j for A, S_j in zip(joint_twist_adjoints(model), kin.S, strict=True)]
+    S = [A.dot(S_j) for A, S_j in zip(joint_twist_adjoints(model), kin.S, strict=True)]
     M_hat = model.spatial_inertias.copy()
     if P_m is not None:
-        M_hat += P_m                                              # Alg. 10, lines 7 and 9
+        M_hat += P_m                                           # Alg. 10, lines 7 and 9
     Psi, U, SM = [None] * n, [None] * n, [None] * n
-    for i in reversed(range(n)):                                  # backward traversal
+    for i in reversed(range(n)):                               # backward traversal
         if i in prescribed:
-            Pi = M_hat[i]                                         # a prescribed joint passes all of M_hat on
+            Pi = M_hat[i]                                      # a prescribed joint passes all of M_hat on
         else:
-            SM[i] = S[i].T @ M_hat[i]
-            D = SM[i] @ S[i] if P_r is None else SM[i] @ S[i] + P_r[i]
+            SM[i] = S[i].T.dot(M_hat[i])
+            D = SM[i].dot(S[i]) if P_r is None else SM[i].dot(S[i]) + P_r[i]
             try:
-                Psi[i] = np.linalg.inv(D)                         # line 12
+                Psi[i] = _small_inverse(D)                     # line 12
             except np.linalg.LinAlgError:
                 raise _singular(model, q, i) from None
-            U[i] = M_hat[i] @ S[i] @ Psi[i]
-            Pi = M_hat[i] - U[i] @ SM[i]                          # line 14
+            U[i] = M_hat[i].dot(S[i]).dot(Psi[i])
+            Pi = M_hat[i] - U[i].dot(SM[i])                    # line 14
         p = model.parents[i]
         if p >= 0:
-            M_hat[p] += A_ip[i].T @ Pi @ A_ip[i]                  # line 7, for the parent
+            M_hat[p] += A_ip[i].T.dot(Pi).dot(A_ip[i])         # line 7, for the parent
     return _Articulated(A_ip, S, M_hat, Psi, U, SM)
+
+
+def _small_inverse(D):
+    """``D^-1`` of an ndof x ndof matrix; 1x1 by a division, which costs a quarter of LAPACK's call."""
+    if D.shape == (1, 1) and D[0, 0] != 0.0:
+        return 1.0 / D
+    return np.linalg.inv(D)                                    # raises LinAlgError when singular
 
 
 def _singular(model, q, i):
     """The error for a joint whose articulated inertia ``S^T M_hat S`` cannot be inverted."""
-    name = model.names[i]
-    why = dict(singular_joints(model, q)).get(name, "carries bodies without inertia along its motion")
-    kind = model.bodies[i].joint.kind
-    return SingularMassMatrixError(f"the reduced mass matrix M_r is singular: the {kind} joint of body "
-                                   f"{name!r} {why}")
+    name, joint = model.names[i], model.bodies[i].joint
+    why = dict(singular_joints(model, q)).get(name)
+    if why is None:  # more coordinates than the 6 directions of motion (bodies all have inertia)
+        rank = np.linalg.matrix_rank(joint.S(q[model.dofs[i]]))
+        why = f"has dependent coordinates: its S has rank {rank} < {joint.ndof}"
+    return SingularMassMatrixError(f"the reduced mass matrix M_r is singular: the {joint.kind} joint of "
+                                   f"body {name!r} {why}")
 
 
 def _hybrid_sweeps(model, art, eta, f, tau, qddot, prescribed=()):
@@ -182,33 +195,33 @@ def _hybrid_sweeps(model, art, eta, f, tau, qddot, prescribed=()):
     ``tau`` receives the prescribed joints' ``S^T F`` (line 22).
 
     The loops carry ``bias_i = B_hat_i + M_hat_i eta_i``, the wrench body i's subtree needs when
-    neither its parent nor joint i accelerates; lines 15 and 24 then read
-    ``beta_i = bias_i + M_hat_i S_i Psi_i u_i`` and ``qddot_i = Psi_i (u_i - S_i^T M_hat_i Ad(E_i_p) Vdot_p)``
-    with ``u_i = tau_i - S_i^T bias_i``.
+    neither its parent nor joint i accelerates. With ``u_i = tau_i - S_i^T bias_i``, lines 15
+    and 24 read ``beta_i = bias_i + M_hat_i S_i Psi_i u_i`` and
+    ``qddot_i = Psi_i (u_i - S_i^T M_hat_i Ad(E_i_p) Vdot_p)``.
     """
     A_ip, S, M_hat, Psi, U, SM = art.A_ip, art.S, art.M_hat, art.Psi, art.U, art.SM
-    bias = np.einsum("nij,nj...->ni...", M_hat, eta) - f        # line 8: -ad(V)^T M V - F_ext, + M_hat eta
+    bias = np.einsum("nij,nj...->ni...", M_hat, eta) - f     # line 8 (-f: -ad(V)^T M V - F_ext), + M_hat eta
     u = np.empty_like(tau)
-    for i in reversed(range(model.n)):                            # backward traversal
+    for i in reversed(range(model.n)):                         # backward traversal
         s, p = model.dofs[i], model.parents[i]
         if i in prescribed:
-            beta = bias[i] + M_hat[i] @ (S[i] @ qddot[s])                                # line 10
+            beta = bias[i] + M_hat[i].dot(S[i].dot(qddot[s]))                        # line 10
         else:
-            u[s] = tau[s] - S[i].T @ bias[i]                      # the joint force left to accelerate joint i
-            beta = bias[i] + U[i] @ u[s]                                                 # line 15
+            u[s] = tau[s] - S[i].T.dot(bias[i])                # what is left to accelerate joint i
+            beta = bias[i] + U[i].dot(u[s])                                           # line 15
         if p >= 0:
-            bias[p] += A_ip[i].T @ beta                           # line 8: + the children's beta
+            bias[p] += A_ip[i].T.dot(beta)                     # line 8: + the children's beta
     Vdot = np.empty_like(eta)
-    at_rest = np.zeros_like(eta[0])                               # the world does not accelerate
-    for i, p in enumerate(model.parents):                         # line 18: forward traversal
+    at_rest = np.zeros_like(eta[0])                            # the world does not accelerate
+    for i, p in enumerate(model.parents):                      # line 18: forward traversal
         s = model.dofs[i]
-        a = at_rest if p < 0 else A_ip[i] @ Vdot[p]
+        a = at_rest if p < 0 else A_ip[i].dot(Vdot[p])
         if i in prescribed:
-            Vdot[i] = a + S[i] @ qddot[s] + eta[i]                                       # line 20
-            tau[s] = S[i].T @ (M_hat[i] @ (Vdot[i] - eta[i]) + bias[i])                  # lines 21-22
+            Vdot[i] = a + S[i].dot(qddot[s]) + eta[i]                                 # line 20
+            tau[s] = S[i].T.dot(M_hat[i].dot(Vdot[i] - eta[i]) + bias[i])            # lines 21-22
         else:
-            qddot[s] = Psi[i] @ (u[s] - SM[i] @ a)                                       # line 24
-            Vdot[i] = a + S[i] @ qddot[s] + eta[i]                                       # line 25
+            qddot[s] = Psi[i].dot(u[s] - SM[i].dot(a))                                # line 24
+            Vdot[i] = a + S[i].dot(qddot[s]) + eta[i]                                 # line 25
     return qddot, tau
 
 
@@ -239,9 +252,10 @@ def recursive_hybrid_dynamics(model, q, qdot, tau=None, prescribed=None):
     ``prescribed`` follow the given accelerations, the others obey ``M_r qddot = f_r + tau``
     (Eq. 2.19) under the torques the prescribed joints need to do so.
 
-    Written in body frames: body i's twist ``V_i = phi_i`` (line 3), its joint's Jacobian
-    ``S_i = Ad(E_i_j) S_i``, the velocity product ``eta_i = ad(V_i) S_i qdot_i + Sdot_i qdot_i``
-    (line 4; ``phidot_i = Ad(E_i_p) phidot_p + S_i qddot_i + eta_i``). The backward traversal
+    Written in body frames: body i's twist ``V_i = phi_i`` (line 3), its joint's Jacobian seen
+    from the body, ``Ad(E_i_j) S_i`` (written ``S_i`` below, likewise ``Sdot_i``), the velocity
+    product ``eta_i = ad(V_i) S_i qdot_i + Sdot_i qdot_i`` (line 4; so that
+    ``phidot_i = Ad(E_i_p) phidot_p + S_i qddot_i + eta_i``). The backward traversal
     gathers the articulated inertia ``M_hat_i`` and bias wrench ``B_hat_i`` of each subtree,
     starting from ``M_i`` and ``-f_i`` (``f_i`` body i's maximal wrench: the Coriolis wrench
     ``ad(V_i)^T M_i V_i``, gravity, body damping and the model's forces, as in
@@ -298,8 +312,8 @@ def recursive_hybrid_dynamics(model, q, qdot, tau=None, prescribed=None):
                                         f"prescribed[{key!r}]", real=True)
     kin = forward_kinematics(model, q, qdot)                      # lines 1-3: frames and twists V
     art = _articulated_inertias(model, q, kin, chosen)
-    S_qdot = np.array([S_i @ qdot[s] for S_i, s in zip(art.S, model.dofs, strict=True)])[:, :, None]
-    Sdot_qdot = np.array([Sd @ qdot[s] for Sd, s in zip(kin.Sdot, model.dofs, strict=True)])[:, :, None]
+    S_qdot = np.array([S_i.dot(qdot[s]) for S_i, s in zip(art.S, model.dofs, strict=True)])[:, :, None]
+    Sdot_qdot = np.array([Sd.dot(qdot[s]) for Sd, s in zip(kin.Sdot, model.dofs, strict=True)])[:, :, None]
     eta = (ad_unchecked(kin.phi) @ S_qdot + joint_twist_adjoints(model) @ Sdot_qdot)[:, :, 0]   # line 4
     f = maximal_forces(model, kin.E_wi, kin.phi).reshape(model.n, 6)
     f_joint = joint_forces(model, q, qdot)
@@ -360,7 +374,9 @@ def inverse_inertia(model, q, qdot=None, h=None):
     maximal ``D_m = df_m/dphi`` and ``K_m = df_m/dq`` only the 6x6 blocks of each body on its
     own (line 7): a force coupling two bodies (a spring between them) would couple two
     branches of the tree, which the recursion cannot express. With body damping and forces
-    acting on one body each, it is the exact matrix of the step.
+    acting on one body each, it is the exact matrix of the step. (Alg. 10 writes the reduced
+    terms as ``h D_r - h^2 K_r``, in the sign convention of Eq. 2.86; with the positive
+    stiffness ``K_r`` of Eq. 2.85 it is ``+ h^2 K_r``, as in Eq. 2.84 and here.)
 
     Parameters
     ----------

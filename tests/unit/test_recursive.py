@@ -203,10 +203,24 @@ def test_the_comparison_catches_an_unprojected_articulated_inertia(solvable, mon
 def test_a_joint_with_dependent_coordinates_is_named():
     """Seven coordinates for six directions of motion: S^T M_hat S is singular at that joint."""
     model, q, qdot = every_joint_tree(np.random.default_rng(0))
-    with pytest.raises(SingularMassMatrixError, match="'composite_mixed'"):
+    with pytest.raises(SingularMassMatrixError, match="'composite_mixed' has dependent coordinates: its S "
+                                                      "has rank 6 < 7"):
         recursive_forward_dynamics(model, q, qdot)
     with pytest.raises(SingularMassMatrixError, match="'composite_mixed'"):
         inverse_inertia(model, q)
+
+
+@pytest.mark.parametrize("D", [[[2.5]], [[2.0, 0.5], [0.3, 1.0]], np.zeros((0, 0))],
+                         ids=["1x1", "2x2", "0x0"])
+def test_small_inverse_is_the_inverse(D):
+    D = np.array(D)
+    np.testing.assert_allclose(recursive._small_inverse(D) @ D, np.eye(len(D)), atol=1e-15)
+
+
+def test_small_inverse_of_a_zero_pivot_raises_like_lapack():
+    """A zero 1x1 pivot is left to LAPACK, which raises (a division would return inf silently)."""
+    with pytest.raises(np.linalg.LinAlgError):
+        recursive._small_inverse(np.zeros((1, 1)))
 
 
 def _pendulum():
