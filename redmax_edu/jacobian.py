@@ -154,6 +154,9 @@ def jacobian_product(model, kin, x, with_derivative=False):
     A_ij, A_ip = joint_twist_adjoints(model), kin.A_ip
     y = np.zeros((model.n, 6) + x.shape[1:])
     if with_derivative:
+        if kin.phi is None:
+            raise ValueError("argument 'kin' carries no twists, which Jdot depends on: make it with "
+                             "forward_kinematics(model, q, qdot)")
         A_ip_dot = _parent_adjoint_rates(model, kin)
         z = np.zeros_like(y)
     for i, p in enumerate(model.parents):                        # Alg. 5, line 1: forward traversal

@@ -119,3 +119,9 @@ def test_a_vector_of_the_wrong_length_is_named(which, shape):
     product = jacobian_product if which == "x" else jacobian_transpose_product
     with pytest.raises(ValueError, match=f"'{which}'"):
         product(model, kin, np.zeros(shape))
+
+
+def test_jdot_needs_a_sweep_with_twists():
+    model = random_tree(np.random.default_rng(0), n=3, kinds=("revolute",))
+    with pytest.raises(ValueError, match="'kin' carries no twists"):
+        jacobian_product(model, forward_kinematics(model, np.zeros(3)), np.zeros(3), with_derivative=True)
