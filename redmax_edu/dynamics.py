@@ -64,7 +64,7 @@ def _joint_singularity(joint, q):
     if joint.ndof == 0:
         return None
     sv = np.linalg.svd(joint.S(q), compute_uv=False)
-    if sv[-1] > 1e-8 * max(1.0, sv[0]):
+    if len(sv) == joint.ndof and sv[-1] > 1e-8 * max(1.0, sv[0]):  # more coordinates than 6: dependent
         return None
     if isinstance(joint, SphericalEuler):
         return (f"is at gimbal lock of its Euler chart {joint.chart!r}: det S = {joint.det_S(q):.2g} at "
@@ -121,6 +121,9 @@ def _explain_singular(model, q, what):
 
 def _solve_checked(model, q, A, b, what="the reduced mass matrix M_r"):
     """``A^-1 b`` by numpy's LU solve, or a :class:`SingularMassMatrixError` naming the cause."""
+    if model.overfull_joints:  # more coordinates than directions of motion: singular at every q,
+        # though round-off may hide it from the LU solve
+        raise SingularMassMatrixError(_explain_singular(model, q, what))
     try:
         x = np.linalg.solve(A, b)
     except np.linalg.LinAlgError:

@@ -250,6 +250,9 @@ class Model:
             force.check_bodies(len(bodies))
         self.n = len(bodies)
         self.names = tuple(b.name for b in bodies)
+        #: Bodies whose joint has more coordinates than the six directions of motion (a composite
+        #: of too many parts): their coordinates are dependent and ``M_r`` is singular everywhere.
+        self.overfull_joints = tuple(b.name for b in bodies if b.joint.ndof > 6)
         self.parents = tuple(b.parent for b in bodies)
         starts = np.cumsum([0] + [b.joint.ndof for b in bodies])
         self.nr = int(starts[-1])

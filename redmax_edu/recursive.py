@@ -178,9 +178,9 @@ def _singular(model, q, i):
     """The error for a joint whose articulated inertia ``S^T M_hat S`` cannot be inverted."""
     name, joint = model.names[i], model.bodies[i].joint
     why = dict(singular_joints(model, q)).get(name)
-    if why is None:  # more coordinates than the 6 directions of motion (bodies all have inertia)
-        rank = np.linalg.matrix_rank(joint.S(q[model.dofs[i]]))
-        why = f"has dependent coordinates: its S has rank {rank} < {joint.ndof}"
+    if why is None:  # the joint is fine: what it carries has no inertia along its motion
+        why = ("moves a subtree without inertia along its motion (S^T M_hat S cannot be inverted): "
+               "give the bodies it carries a mass and inertia")
     return SingularMassMatrixError(f"the reduced mass matrix M_r is singular: the {joint.kind} joint of "
                                    f"body {name!r} {why}")
 
@@ -322,11 +322,13 @@ def recursive_hybrid_dynamics(model, q, qdot, tau=None, prescribed=None):
     return qddot, torques
 
 
-def recursive_forward_dynamics(model, q, qdot, tau=None):
+def recursive_forward_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=None):
     """Accelerations ``qddot`` (nq,) from ``M_r qddot = f_r + tau`` (Eq. 2.19) by Algorithm 9 in O(n).
 
     :func:`recursive_hybrid_dynamics` with no prescribed joint (Featherstone's articulated-body
     algorithm, in RedMax's body frames); equal to :func:`redmax_edu.dynamics.forward_dynamics`.
+    ``t`` and ``baumgarte`` are accepted for the integrators' sake; a model with constraints
+    is refused here (use :func:`redmax_edu.dynamics.forward_dynamics`).
 
     Examples
     --------
@@ -339,6 +341,9 @@ def recursive_forward_dynamics(model, q, qdot, tau=None):
     >>> recursive_forward_dynamics(pendulum, [np.pi / 2], [0.0])
     array([-9.76119403])
     """
+    if check_model(model).constraints:
+        raise ValueError("argument 'model' has constraints, which recursive_forward_dynamics does not "
+                         "handle yet: use redmax_edu.dynamics.forward_dynamics")
     return recursive_hybrid_dynamics(model, q, qdot, tau)[0]
 
 

@@ -805,7 +805,7 @@ def scene(scene_id, stiffness="exact", attachment="exact"):
     --------
     >>> s = scene(-1)
     >>> s.name, s.model.nq, s.t_span, s.h, s.integrators
-    ('Simpler serial chain', 2, (0.0, 2.0), 0.01, ('rk45', 'euler'))
+    ('Simpler serial chain', 2, (0.0, 2.0), 0.01, ('rk45_recursive', 'rk45', 'euler'))
     >>> np.round(s.q0, 6), s.model.bodies[0].mass, s.model.bodies[0].shape
     (array([1.570796, 0.785398]), 0.01, {'type': 'cuboid', 'sides': [0.1, 0.01, 0.01]})
     >>> scene(4).model.constraints  # doctest: +ELLIPSIS

@@ -31,7 +31,7 @@ __all__ = ["METHOD_LABELS", "ROUNDOFF", "run", "energy_scale", "drift", "net_cha
 #: exactly): the pages print the bound, never their digits, which differ from computer to computer.
 ROUNDOFF = 1e-9
 
-#: How the pages name the integrators of :func:`redmax_edu.integrators.simulate`.
+#: How the pages name the integrators of :func:`redmax_edu.integrators.simulate` they show.
 METHOD_LABELS = {"rk45": "RK45", "euler": "linearly implicit Euler"}
 _SHORT = {"rk45": "RK45", "euler": "Euler"}
 _METHOD_COLORS = {"rk45": "#2ca02c", "euler": "#d62728"}
@@ -53,10 +53,11 @@ def run(scene_id, t_span=None, **options):
     Returns
     -------
     dict of str to Trajectory
-        Keyed by method (``"rk45"`` first when the scene has it, then ``"euler"``).
+        Keyed by method, for the methods of :data:`METHOD_LABELS` the reference runs the scene
+        with (``"rk45"`` first when the scene has it, then ``"euler"``).
     """
     s = scenes.scene(scene_id)
-    return {m: s.simulate(m, t_span=t_span, **options) for m in s.integrators}
+    return {m: s.simulate(m, t_span=t_span, **options) for m in s.integrators if m in METHOD_LABELS}
 
 
 def energy_scale(tr):

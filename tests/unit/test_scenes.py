@@ -244,7 +244,7 @@ def test_the_reference_disables_ode45_for_scenes_3_and_24():
         assert s.integrators == ("euler",)
         with pytest.raises(ValueError, match=rf"scene {scene_id} .*'rk45' is not available"):
             s.simulate("rk45")
-    assert scenes.scene(0).integrators == ("rk45", "euler")
+    assert scenes.scene(0).integrators == ("rk45_recursive", "rk45", "euler")
 
 
 def test_scene_simulate_uses_the_reference_step_and_span():
