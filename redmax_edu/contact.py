@@ -63,13 +63,14 @@ import numpy as np
 
 from ._validate import as_index, as_real, as_scalar
 from .dynamics import _assemble, _euler_system, _solve_checked
-from .lie import adjoint_unchecked, gamma
+from .lie import adjoint_unchecked, gamma, inv_se3_unchecked
 from .maximal.constraints import pyramid_directions
 from .maximal.solve import contact_qp, kkt_solve, projected_gauss_seidel
 from .model import check_model
 
 __all__ = ["friction_qp", "SPResult", "staggered_projections", "Cylinder", "Sphere", "Box",
-           "JointContacts", "JointFriction", "ExternalConstraints", "tangent_rows", "BISPInfo", "bisp_step"]
+           "JointContacts", "JointFriction", "LoopFriction", "ExternalConstraints", "tangent_rows",
+           "BISPInfo", "bisp_step"]
 
 
 # --------------------------------------------------------------------------- the friction stage
@@ -391,6 +392,23 @@ def _geometry_contacts(geometry, axis):
     return contacts
 
 
+def _checked_geometry(g):
+    """``g`` with float lengths, or a ValueError saying what is wrong with it."""
+    if isinstance(g, Box):
+        g = Box(tuple(as_real(g.sides, (3,), "sides").tolist()))
+        lengths = dict(zip(("sides[0]", "sides[1]", "sides[2]"), g.sides, strict=True))
+    elif isinstance(g, (Cylinder, Sphere)):
+        g = type(g)(*(as_scalar(x, name) for x, name in zip(g, g._fields, strict=True)))
+        lengths = g._asdict()
+    else:
+        raise ValueError(f"unknown geometry {g!r}; use Cylinder(radius, height) for a revolute "
+                         "joint, Sphere(radius) for a spherical one, Box(sides) for a prismatic one")
+    for name, value in lengths.items():
+        if not value > 0:
+            raise ValueError(f"the {type(g).__name__.lower()}'s {name} must be positive, got {value:g}")
+    return g
+
+
 @dataclass(frozen=True)
 class JointFriction:
     """Coulomb friction inside the joint of body ``body``, with its contact geometry (§2.11).
@@ -454,23 +472,9 @@ class JointFriction:
         label = self.label()
         try:
             object.__setattr__(self, "mu", as_scalar(self.mu, "mu", minimum=0.0))
-            g = self.geometry
-            if isinstance(g, Box):
-                g = Box(tuple(as_real(g.sides, (3,), "sides").tolist()))
-                lengths = dict(zip(("sides[0]", "sides[1]", "sides[2]"), g.sides, strict=True))
-            elif isinstance(g, (Cylinder, Sphere)):
-                g = type(g)(*(as_scalar(x, name) for x, name in zip(g, g._fields, strict=True)))
-                lengths = g._asdict()
-            else:
-                raise ValueError(f"unknown geometry {g!r}; use Cylinder(radius, height) for a revolute "
-                                 "joint, Sphere(radius) for a spherical one, Box(sides) for a prismatic one")
-            for name, value in lengths.items():
-                if not value > 0:
-                    shape = type(g).__name__.lower()
-                    raise ValueError(f"the {shape}'s {name} must be positive, got {value:g}")
+            object.__setattr__(self, "geometry", _checked_geometry(self.geometry))
         except ValueError as err:
             raise ValueError(f"{label}: {err}") from None
-        object.__setattr__(self, "geometry", g)
 
     def label(self, model=None):
         """How error messages name this friction."""
@@ -526,6 +530,79 @@ def _rows_or_empty(x, name, width):
 
 
 @dataclass(frozen=True)
+class LoopFriction:
+    """Friction at a loop closure that works as a joint, for BISP (Alg. 8, line 15).
+
+    A closure such as a four-bar's last hinge (:class:`redmax_edu.constraints.Loop`) carries
+    its reaction through its equality rows, not through a joint of the tree. BISP treats it like
+    a joint: its impulse ``G^T lambda`` (rows ``rows`` of :class:`ExternalConstraints`) is
+    turned into normal impulses at contact points by Eq. (2.125), here in maximal coordinates,
+    and the points' tangent rows take friction bounded by ``mu`` times their load. Build it with
+    :meth:`hinge`.
+
+    Attributes
+    ----------
+    rows : tuple of int
+        The closure's rows in ``ExternalConstraints.G``.
+    normals, tangents : ndarray (k, 6n), (l, 6n)
+        Contact rows on the body twists (relative velocities of the two bodies' points).
+    normal_point, tangent_point : ndarray (k,), (l,) int
+        The contact point of each row.
+    mu : float
+    """
+
+    rows: tuple
+    normals: np.ndarray
+    tangents: np.ndarray
+    normal_point: np.ndarray
+    tangent_point: np.ndarray
+    mu: float
+
+    @classmethod
+    def hinge(cls, E, rows, a, point_a, axis, b, mu, geometry):
+        """The friction of a hinge closure between body ``a`` and body ``b`` (-1: the world).
+
+        The hinge has the :class:`Cylinder` ``geometry`` of a revolute joint (the same points,
+        normals and tangents, see :class:`JointFriction`) about ``axis`` through ``point_a``,
+        both in body a's frame, with the bodies at poses ``E`` (n, 4, 4).
+
+        Examples
+        --------
+        >>> E = np.stack([np.eye(4), np.eye(4)])
+        >>> loop = LoopFriction.hinge(E, (0, 1), 1, [0.5, 0, 0], [0, 1.0, 0], 0, 0.3, Cylinder(0.01, 0.02))
+        >>> loop.normals.shape, loop.tangents.shape
+        ((16, 12), (8, 12))
+        """
+        try:
+            mu = as_scalar(mu, "mu", minimum=0.0)
+            geometry = _checked_geometry(geometry)
+            if not isinstance(geometry, Cylinder):
+                raise ValueError(f"a hinge takes a Cylinder geometry, got {type(geometry).__name__}")
+        except ValueError as err:
+            raise ValueError(f"loop friction between bodies {a} and {b}: {err}") from None
+        E = as_real(E, None, "E")
+        axis = as_real(axis, (3,), "axis")
+        axis = axis / np.linalg.norm(axis)
+        contacts = _geometry_contacts(geometry, tuple(axis.tolist()))
+        E_F_a = np.eye(4)
+        E_F_a[:3, 3] = -as_real(point_a, (3,), "point_a")     # the hinge frame F: a's axes at point_a
+        A_Fa = adjoint_unchecked(E_F_a)
+        blocks = [(a, A_Fa)]
+        if b >= 0:
+            blocks.append((b, -A_Fa @ adjoint_unchecked(inv_se3_unchecked(E[a]) @ E[b])))
+        N, T = np.zeros((len(contacts.normals), 6 * len(E))), np.zeros((len(contacts.tangents), 6 * len(E)))
+        for body, A in blocks:
+            N[:, 6 * body: 6 * body + 6] = contacts.normals @ A
+            T[:, 6 * body: 6 * body + 6] = contacts.tangents @ A
+        return cls(tuple(int(r) for r in rows), N, T, contacts.normal_point, contacts.tangent_point, mu)
+
+    def bounds(self, alpha):
+        """Each tangent row's bound, ``mu`` times the magnitude of its point's normal impulse."""
+        magnitude = np.sqrt(np.bincount(self.normal_point, alpha * alpha))
+        return self.mu * magnitude[self.tangent_point]
+
+
+@dataclass(frozen=True)
 class ExternalConstraints:
     """Constraints beyond the tree's joints for one BISP step, as rows on the body twists (Eq. 2.126-2.127).
 
@@ -554,6 +631,8 @@ class ExternalConstraints:
         Friction coefficient of each inequality row.
     G_r, C_r : (kG, nq), (kC, nq), optional
         Reduced parts of the rows.
+    loops : sequence of LoopFriction, optional
+        Friction at closures among the equality rows.
     """
 
     n: int
@@ -566,6 +645,7 @@ class ExternalConstraints:
     mu: np.ndarray | float = 0.0
     G_r: np.ndarray | None = None
     C_r: np.ndarray | None = None
+    loops: tuple = ()
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -586,6 +666,14 @@ class ExternalConstraints:
                              f"tangent rows, the index of its inequality row (0 to {kC - 1}), "
                              f"got {of.tolist()}")
         set_(self, "tangent_of", of)
+        set_(self, "loops", tuple(self.loops))
+        for k, loop in enumerate(self.loops):
+            if not isinstance(loop, LoopFriction):
+                raise ValueError(f"external constraints: loops[{k}] must be a LoopFriction, got "
+                                 f"{type(loop).__name__}")
+            if loop.normals.shape[1] != n6 or not all(0 <= r < kG for r in loop.rows):
+                raise ValueError(f"external constraints: loops[{k}] must have rows on {n6} twist components "
+                                 f"and name rows of G (0 to {kG - 1}), got {list(loop.rows)}")
         for name, k in (("G_r", kG), ("C_r", kC)):
             value = getattr(self, name)
             if value is not None:
@@ -648,9 +736,11 @@ class BISPInfo:
     converged : bool
         Whether the convergence test passed within ``max_iterations``.
     alpha : tuple of ndarray
-        Per :class:`JointFriction`, the normal impulses of its contact rows (Eq. 2.125), signed.
+        Per :class:`JointFriction`, then per :class:`LoopFriction`, the normal impulses of its
+        contact rows (Eq. 2.125), signed.
     beta : ndarray (kT,)
-        Tangential impulses: the joints' rows in ``friction`` order, then the external ones.
+        Tangential impulses: the joints' rows in ``friction`` order, the loops', then the
+        external contacts'.
     bound : ndarray (kT,)
         Their bounds ``mu |alpha|`` (``mu lambda`` for external contacts).
     sliding : ndarray (kT,)
@@ -698,14 +788,9 @@ def _joint_rows(model, kin, friction, Minv, h, reg):
     S = kin.S[i]
     N, T = contacts.normals, contacts.tangents                   # rows on the joint twist S qdot
     A_ji = adjoint_unchecked(model.T_joint_body[i])              # body twist -> joint-frame twist
-    # Eq. (2.125) in the joint frame, after removing the actuation along S (S^T w = tau):
-    # alpha = h (N M^-1 N^T + eps)^-1 N M^-1 w = h (B B^T + eps)^-1 B L^T w with M^-1 = L L^T and
-    # B = N L, evaluated through the SVD of B, which stays accurate for a small eps
-    L = np.linalg.cholesky(A_ji @ Minv[i] @ A_ji.T)
-    U, s, Vt = np.linalg.svd(N @ L, full_matrices=False)
-    eps = reg * np.sum(s * s) / len(N)                           # reg times the mean of diag(N M^-1 N^T)
+    # Eq. (2.125) in the joint frame, after removing the actuation along S (S^T w = tau)
     without_actuation = np.eye(6) - S @ np.linalg.pinv(S)
-    fit = h * (U * (s / (s * s + eps))) @ Vt @ L.T @ without_actuation @ A_ji.T
+    fit = _impulse_fit(N, np.linalg.cholesky(A_ji @ Minv[i] @ A_ji.T), h, reg) @ without_actuation @ A_ji.T
     T_r = np.zeros((len(T), model.nq))
     T_r[:, model.dofs[i]] = T @ S                                # sliding speeds of the points
     T_m = np.zeros((len(T), 6 * model.n))
@@ -713,6 +798,17 @@ def _joint_rows(model, kin, friction, Minv, h, reg):
     if p >= 0:
         T_m[:, 6 * p: 6 * p + 6] = -T @ A_ji @ kin.A_ip[i]
     return _JointRows(friction, contacts, fit, T_r, T_m)
+
+
+def _impulse_fit(N, L, h, reg):
+    """Eq. (2.125) as a matrix: ``alpha = fit @ w`` with ``fit = h (N M^-1 N^T + eps I)^-1 N M^-1``.
+
+    With ``M^-1 = L L^T`` and ``B = N L`` this is ``h (B B^T + eps)^-1 B L^T``, evaluated through
+    the SVD of ``B``, which stays accurate for a small ``eps = reg * mean(diag(N M^-1 N^T))``.
+    """
+    U, s, Vt = np.linalg.svd(N @ L, full_matrices=False)
+    eps = reg * np.sum(s * s) / len(N)
+    return h * (U * (s / (s * s + eps))) @ Vt @ L.T
 
 
 def _distribute(model, kin, f_alpha):
@@ -727,6 +823,14 @@ def _distribute(model, kin, f_alpha):
         if p >= 0:
             W[p] += kin.A_ip[i].T @ W[i]
     return W
+
+
+def _block_diag(blocks):
+    """The block-diagonal matrix (6n, 6n) of ``blocks`` (n, 6, 6)."""
+    n = len(blocks)
+    out = np.zeros((n, 6, n, 6))
+    out[np.arange(n), :, np.arange(n), :] = blocks
+    return out.reshape(6 * n, 6 * n)
 
 
 def _reduced_solve(model, q, A, rhs, G, g, C, c, pushing):
@@ -854,8 +958,11 @@ def bisp_step(model, q, qdot, h, friction, tau=None, external=None, *, f_beta=No
     M_m = model.spatial_inertias
     Minv = np.linalg.inv(M_m)
     joints = [_joint_rows(model, kin, fr, Minv, h, reg) for fr in friction]
-    T_r = np.vstack([j.T_r for j in joints] + [ext.tangents @ J])
-    T_m = np.vstack([j.T_m for j in joints] + [ext.tangents])
+    L_m = _block_diag(np.linalg.cholesky(Minv))
+    loop_fits = [_impulse_fit(loop.normals, L_m, h, reg) for loop in ext.loops]
+    on_twists = np.vstack([loop.tangents for loop in ext.loops] + [ext.tangents])
+    T_m = np.vstack([j.T_m for j in joints] + [on_twists])       # friction rows on the twists
+    T_r = np.vstack([j.T_r for j in joints] + [on_twists @ J])   # and on qdot
     W_f = T_r @ np.linalg.solve(A, T_r.T)                         # the friction rows' mobility
     G, C = ext.reduced(J)
     forces, Jdot_qdot = terms.forces, terms.Jdot @ qdot
@@ -873,6 +980,8 @@ def bisp_step(model, q, qdot, h, friction, tau=None, external=None, *, f_beta=No
         f_alpha = (M_m @ a_m[:, :, None])[:, :, 0] - (f_end + f_beta + f_ext).reshape(n, 6)
         reactions = _distribute(model, kin, f_alpha)                  # lines 11-13
         alpha = tuple(j.fit @ reactions[j.friction.body] for j in joints)  # line 15, Eq. (2.125)
+        alpha += tuple(fit @ (ext.G[list(loop.rows)].T @ lam_G[list(loop.rows)]) / h   # and the loops'
+                       for fit, loop in zip(loop_fits, ext.loops, strict=True))
         # CONVERGENCE CHECK (line 18)
         f_c = f_alpha + f_ext.reshape(n, 6)
         converged = _norm_minv(Minv, f_c - f_c0) <= tol * _norm_minv(Minv, f_c)
@@ -880,8 +989,10 @@ def bisp_step(model, q, qdot, h, friction, tau=None, external=None, *, f_beta=No
             break
         f_c0 = f_c
         # FRICTION (lines 22-23): bounds from the normal impulses, sliding speeds without this friction
-        internal = [j.contacts.bounds(j.friction.mu, a) for j, a in zip(joints, alpha, strict=True)]
-        bound = np.concatenate(internal + [ext.mu[ext.tangent_of] * lam_C[ext.tangent_of]])
+        k = len(joints)
+        bounds = [j.contacts.bounds(j.friction.mu, a) for j, a in zip(joints, alpha[:k], strict=True)]
+        bounds += [loop.bounds(a) for loop, a in zip(ext.loops, alpha[k:], strict=True)]
+        bound = np.concatenate(bounds + [ext.mu[ext.tangent_of] * lam_C[ext.tangent_of]])
         c = T_r @ (qdot_con - np.linalg.solve(A, h * J.T @ f_beta))
         beta = friction_qp(W_f, c, bound, beta)
         f_beta = T_m.T @ beta / h

@@ -23,6 +23,7 @@ from redmax_edu.contact import (
     Cylinder,
     ExternalConstraints,
     JointFriction,
+    LoopFriction,
     Sphere,
     bisp_step,
     friction_qp,
@@ -30,7 +31,7 @@ from redmax_edu.contact import (
     tangent_rows,
 )
 from redmax_edu.dynamics import _assemble, energies, linearly_implicit_euler_step
-from redmax_edu.joints import Fixed, Planar, Prismatic, Revolute, SphericalExp, Universal
+from redmax_edu.joints import Fixed, Free2D, Planar, Prismatic, Revolute, SphericalExp, Universal
 from redmax_edu.kinematics import body_poses, forward_kinematics
 from redmax_edu.lie import adjoint, exp_so3, random_transform
 from redmax_edu.maximal.constraints import GroundContact
@@ -468,23 +469,51 @@ def _loop_G(model, q, loop):
     return ext.reduced(terms.J)[0]
 
 
-def test_four_bar_with_joint_friction_loses_energy_and_keeps_its_loop():
-    model, q, loop = _four_bar()
+def test_four_bar_with_friction_in_every_hinge_loses_energy_and_keeps_its_loop():
+    model, q, loop = _four_bar()                      # scene 30's set-up: the closing hinge grips too
     friction = [JointFriction(i, 0.5, Cylinder(0.02, 0.02)) for i in range(3)]
     qdot, f_beta = np.zeros(3), None
     E = [sum(energies(model, q, qdot))]
     for _ in range(60):
-        ext = _loop_rows(model, q, qdot, loop, H, 5.0)
+        rows = _loop_rows(model, q, qdot, loop, H, 5.0)
+        closing = LoopFriction.hinge(body_poses(model, q), (0, 1), 2, loop.point_a, [0, 1.0, 0], -1, 0.5,
+                                     Cylinder(0.02, 0.02))
+        ext = ExternalConstraints(model.n, G=rows.G, g=rows.g, loops=[closing])
         J = _assemble(model, q, qdot).J
         q, qdot, info = bisp_step(model, q, qdot, H, friction, external=ext, f_beta=f_beta)
         f_beta = info.f_beta
         assert info.converged
+        assert (np.abs(info.beta) <= info.bound * (1 + 1e-12)).all()
         E.append(sum(energies(model, q, qdot)))
         # the loop's impulse is not a joint's: the reactions still carry only the joint forces
         # (none here); round-off relative to wrenches of order m g = 10 N
         assert np.allclose(J.T @ info.f_alpha, 0.0, atol=1e-12)
     assert np.diff(E).max() <= 1e-12 * abs(E[0])
     assert np.abs(loop.rows(model, q, qdot, forward_kinematics(model, q, qdot), 0.0).error).max() < 1e-3
+
+
+def test_a_wheel_on_a_loop_axle_grips_like_one_on_a_joint():
+    # the wheel moves freely in the plane (Free2D); a hinge closure to the world is its axle, with
+    # the friction of the same cylinder as the wheel-on-a-joint test: the Coulomb torque mu r m g
+    m, radius, r, mu = 2.0, 0.1, 0.01, 0.4
+    I = 0.5 * m * radius ** 2
+    inertia = np.diag([0.25, 0.25, 0.5]) * m * radius ** 2
+    wheel = Model([Body("wheel", -1, Free2D(), np.eye(4), np.eye(4), m, inertia)], gravity=[0, -G, 0])
+    q, qdot = np.zeros(3), np.zeros(3)
+    axle = Loop(0, [0, 0, 0], -1, [0, 0, 0], axis=[0, 0, 1.0])
+    E = body_poses(wheel, q)
+    loop = LoopFriction.hinge(E, (0, 1), 0, [0, 0, 0], [0, 0, 1.0], -1, mu, Cylinder(r, 0.02))
+    holding = mu * r * m * G
+    for tau in (0.9 * holding, 1.5 * holding):
+        ext = _loop_rows(wheel, q, qdot, axle, H, 5.0)
+        ext = ExternalConstraints(1, G=ext.G, g=ext.g, loops=[loop])
+        _, qdot1, info = bisp_step(wheel, q, qdot, H, [], tau=[0, 0, tau], external=ext)
+        assert info.converged
+        # the regulariser's bias (reg = 1e-9 relative) and round-off
+        assert qdot1[2] / H == pytest.approx(max(0.0, (tau - holding) / I), abs=1e-7 * holding / I)
+        assert np.abs(qdot1[:2]).max() < 1e-12                   # the axle holds the centre
+        assert np.sqrt(np.bincount(loop.normal_point, info.alpha[0] ** 2)).sum() == pytest.approx(
+            H * m * G, rel=1e-7)                                  # the axle's load is the weight
 
 
 # ----------------------------------------------------------------------------- bad input
@@ -532,6 +561,16 @@ def test_bisp_refuses_bad_external_rows_and_unpassed_constraints():
         ExternalConstraints(1, C=np.zeros((1, 6)), tangents=np.zeros((2, 6)), tangent_of=[0, 1])
     with pytest.raises(ValueError, match="argument 'mu' must be >= 0"):
         ExternalConstraints(1, C=np.zeros((1, 6)), mu=-0.2)
+    E = body_poses(model, [0.0])
+    with pytest.raises(ValueError, match="bodies 0 and -1: a hinge takes a Cylinder geometry, got Sphere"):
+        LoopFriction.hinge(E, (0, 1), 0, [0, 0, 0], [0, 1.0, 0], -1, 0.3, Sphere(0.01))
+    with pytest.raises(ValueError, match="bodies 0 and -1: the cylinder's height must be positive"):
+        LoopFriction.hinge(E, (0, 1), 0, [0, 0, 0], [0, 1.0, 0], -1, 0.3, Cylinder(0.01, 0.0))
+    with pytest.raises(ValueError, match="bodies 0 and -1: argument 'mu' must be >= 0"):
+        LoopFriction.hinge(E, (0, 1), 0, [0, 0, 0], [0, 1.0, 0], -1, -0.3, Cylinder(0.01, 0.02))
+    loop = LoopFriction.hinge(E, (0, 1), 0, [0, 0, 0], [0, 1.0, 0], -1, 0.3, Cylinder(0.01, 0.02))
+    with pytest.raises(ValueError, match=r"loops\[0\] must have rows .* name rows of G \(0 to 0\)"):
+        ExternalConstraints(1, G=np.zeros((1, 6)), loops=[loop])
     closed = model.with_constraints([FloorContact(0, mu=0.3)])
     with pytest.raises(ValueError, match="has 1 constraints, which bisp_step takes as argument 'external'"):
         bisp_step(closed, [0.0], [0.0], H, [])
