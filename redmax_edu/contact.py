@@ -62,6 +62,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._validate import as_index, as_real, as_scalar
+from .constraints import DEFAULT_BAUMGARTE
 from .dynamics import _assemble, _euler_system, _solve_checked
 from .lie import adjoint_unchecked, gamma, inv_se3_unchecked
 from .maximal.constraints import pyramid_directions
@@ -70,7 +71,7 @@ from .model import check_model
 
 __all__ = ["friction_qp", "SPResult", "staggered_projections", "Cylinder", "Sphere", "Box",
            "JointContacts", "JointFriction", "LoopFriction", "ExternalConstraints", "tangent_rows",
-           "BISPInfo", "bisp_step"]
+           "external_constraints", "BISPInfo", "bisp_step"]
 
 
 # --------------------------------------------------------------------------- the friction stage
@@ -722,6 +723,78 @@ def tangent_rows(E, body, point, normal):
     point = as_real(point, (3,), "point")
     rows[:, 6 * body: 6 * body + 6] = pyramid_directions(normal)[:2] @ E[body, :3, :3] @ gamma(point)
     return rows
+
+
+def external_constraints(model, q, qdot, h, *, t=0.0, gamma_=DEFAULT_BAUMGARTE[2], loop_friction=None):
+    """The model's constraints (``model.constraints``) as :class:`ExternalConstraints` for a BISP step.
+
+    Each constraint's rows at ``(q, qdot)`` and time ``t`` (:mod:`redmax_edu.constraints`) with
+    the velocity-level right-hand side of the Euler step, ``w + h dw/dt - gamma g`` (Baumgarte,
+    Eq. 1.97); equalities always, inequalities where they touch or are violated (``g <= 0``).
+    A :class:`redmax_edu.constraints.FloorContact` with ``mu > 0`` brings its two tangent rows at
+    the sphere's lowest point (:func:`tangent_rows`); ``loop_friction`` maps the index of a
+    :class:`redmax_edu.constraints.Loop` with a hinge ``axis`` to ``(mu, Cylinder)``, the
+    friction of that closing hinge (:class:`LoopFriction`).
+
+    Examples
+    --------
+    A ball resting on the floor: one inequality row, two friction rows.
+
+    >>> from redmax_edu.constraints import FloorContact
+    >>> from redmax_edu.joints import Planar
+    >>> from redmax_edu.model import Body, Model
+    >>> slide = Planar([[1, 0], [0, 0], [0, 1]])
+    >>> ball = Model([Body("ball", -1, slide, np.eye(4), np.eye(4), 1.0, np.eye(3))],
+    ...              constraints=[FloorContact(0, mu=0.5)])
+    >>> ext = external_constraints(ball, [0.0, 0.0], [0.0, 0.0], 0.01)
+    >>> ext.C.shape, ext.tangents.shape, ext.mu
+    ((1, 6), (2, 6), array([0.5]))
+    """
+    from .constraints import FloorContact, Loop
+    from .kinematics import forward_kinematics
+
+    model = check_model(model)
+    q, qdot = model.check_state(q, qdot)
+    kin = forward_kinematics(model, q, qdot)
+    loop_friction = {} if loop_friction is None else dict(loop_friction)
+    rows = {True: [], False: []}                      # inequality -> list of (G_m, G_r, rhs)
+    count = {True: 0, False: 0}
+    tangents, tangent_of, mu, loops = [], [], [], []
+    for k, c in enumerate(model.constraints):
+        r = c.rows(model, q, qdot, kin, t)
+        G_m = np.zeros((len(r.bias), 6 * model.n))
+        for body, block in r.G_m.items():
+            G_m[:, 6 * body: 6 * body + 6] = block
+        G_r = np.zeros((len(r.bias), model.nq)) if r.G_r is None else r.G_r
+        rhs = r.w + h * r.wdot - gamma_ * r.error
+        keep = r.error <= 0.0 if c.inequality else np.ones(len(rhs), bool)
+        if k in loop_friction:
+            if not isinstance(c, Loop) or c.axis is None:
+                raise ValueError(f"argument 'loop_friction': constraints[{k}] ({c.describe(model)}) is "
+                                 "not a loop closure about a hinge axis")
+            own = range(count[False], count[False] + len(rhs))
+            mu_k, geometry = loop_friction.pop(k)
+            loops.append(LoopFriction.hinge(kin.E_wi, own, c.a, c.point_a, c.axis, c.b, mu_k, geometry))
+        if c.inequality and isinstance(c, FloorContact) and c.mu > 0 and keep.any():
+            tangents.append(tangent_rows(kin.E_wi, c.body, c.contact_point(kin.E_wi[c.body]), c.normal))
+            tangent_of += [count[True]] * 2
+        if c.inequality:
+            mu += [getattr(c, "mu", 0.0)] * int(keep.sum())
+        rows[c.inequality].append((G_m[keep], G_r[keep], rhs[keep]))
+        count[c.inequality] += int(keep.sum())
+    if loop_friction:
+        raise ValueError(f"argument 'loop_friction': constraints {sorted(loop_friction)} do not exist")
+
+    def stacked(inequality, part, empty):
+        return np.concatenate([np.zeros(empty)] + [r[part] for r in rows[inequality]])
+
+    n6, nq = 6 * model.n, model.nq
+    return ExternalConstraints(model.n, G=stacked(False, 0, (0, n6)), G_r=stacked(False, 1, (0, nq)),
+                               g=stacked(False, 2, 0), C=stacked(True, 0, (0, n6)),
+                               C_r=stacked(True, 1, (0, nq)), c=stacked(True, 2, 0),
+                               tangents=np.vstack(tangents) if tangents else None,
+                               tangent_of=np.array(tangent_of, int) if tangents else None,
+                               mu=np.array(mu), loops=loops)
 
 
 # --------------------------------------------------------------------------- Algorithm 8

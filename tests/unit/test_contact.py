@@ -516,6 +516,69 @@ def test_a_wheel_on_a_loop_axle_grips_like_one_on_a_joint():
             H * m * G, rel=1e-7)                                  # the axle's load is the weight
 
 
+def _scene31(mu_floor):
+    """Scene 31 in SI units: two 10 cm bars on hinges about y, a 1 cm ball fixed at the tip, above
+    the floor z = -15 cm (a FloorContact of the constraint API)."""
+    T = _frame(p=(0.05, 0, 0))
+    link = dict(joint=Revolute([0, 1.0, 0]), T_joint_body=T, mass=0.01,
+                inertia=np.diag([1.6667e-7, 8.4167e-6, 8.4167e-6]))
+    tip = Body("ball", 1, Fixed(), _frame(p=(0.1, 0, 0)), np.eye(4), 4.18879e-3, 1.6755e-7 * np.eye(3))
+    model = Model([Body("body1", -1, T_parent_joint=np.eye(4), **link),
+                   Body("body2", 0, T_parent_joint=_frame(p=(0.1, 0, 0)), **link), tip])
+    floor = FloorContact(2, radius=0.01, plane=_frame(p=(0, 0, -0.15)), mu=mu_floor)
+    return model.with_constraints([floor])
+
+
+def test_bisp_with_the_models_constraints_and_no_friction_is_the_constrained_euler_step():
+    # the adapter external_constraints gives the Euler step's own rows: a loop (KKT, exact) and
+    # a floor contact that pushes. There the Euler step keeps the interior-point QP's answer,
+    # whose contact row is off by up to ~1e-3 of its value; BISP's KKT on the pushing row is
+    # exact, so the two agree to 1e-4 and BISP meets its row to round-off
+    model, q, loop = _four_bar()
+    closed = model.with_constraints([loop])
+    qdot = np.zeros(3)
+    for _ in range(5):
+        ext = contact.external_constraints(closed, q, qdot, H)
+        q1, qdot1, info = bisp_step(closed, q, qdot, H, [], external=ext)
+        ref_q, ref_qdot = linearly_implicit_euler_step(closed, q, qdot, H)
+        assert np.allclose(qdot1, ref_qdot, rtol=1e-12, atol=1e-12)
+        q, qdot = q1, qdot1
+    model = _scene31(0.0)
+    q, qdot, pushed = np.array([np.pi / 4, -np.pi / 4]), np.zeros(2), False
+    for _ in range(60):                                  # falls 7 cm onto the floor and stays
+        ext = contact.external_constraints(model, q, qdot, H, gamma_=10.0)
+        q1, qdot1, info = bisp_step(model, q, qdot, H, [], external=ext)
+        ref_q, ref_qdot = linearly_implicit_euler_step(model, q, qdot, H, baumgarte=(5, 5, 10.0))
+        assert np.allclose(qdot1, ref_qdot, rtol=1e-4, atol=1e-4 * np.abs(ref_qdot).max())
+        if info.lam_C.any():
+            pushed = True
+            C = ext.reduced(_assemble(model, q, qdot).J)[1]
+            assert C @ qdot1 == pytest.approx(ext.c, rel=1e-12, abs=1e-15)
+        q, qdot = q1, qdot1
+    assert pushed
+
+
+def test_scene31_with_floor_and_joint_friction_loses_energy_and_rests_on_the_floor():
+    model = _scene31(0.2)
+    friction = [JointFriction(i, 0.1, Cylinder(0.01, 0.01)) for i in range(2)]
+    q, qdot, f_beta = np.array([np.pi / 4, -np.pi / 4]), np.zeros(2), None
+    E, slid = [sum(energies(model, q, qdot))], False
+    for _ in range(200):
+        ext = contact.external_constraints(model, q, qdot, H, gamma_=10.0)
+        q, qdot, info = bisp_step(model, q, qdot, H, friction, external=ext, f_beta=f_beta)
+        f_beta = info.f_beta
+        assert info.converged
+        assert (np.abs(info.beta) <= info.bound * (1 + 1e-12)).all()
+        slid |= bool(len(info.lam_C) and info.lam_C.any() and np.abs(info.beta[-2:]).max() > 0)
+        E.append(sum(energies(model, q, qdot)))
+    # the impact removes energy and friction never adds any; Baumgarte's push out of the floor
+    # (gamma = 10/s on a millimetre gap) is the only source, far below the rest
+    assert np.diff(E).max() <= 1e-3 * (E[0] - E[-1])
+    assert slid
+    gap = contact.external_constraints(model, q, qdot, H).c   # the touching rows' -gamma g
+    assert np.abs(qdot).max() < 1e-3 and len(gap) == 1
+
+
 # ----------------------------------------------------------------------------- bad input
 def test_joint_friction_refuses_bad_specs_naming_the_body():
     with pytest.raises(ValueError, match=r"joint friction of body 2: argument 'mu' must be >= 0"):
