@@ -1040,7 +1040,8 @@ def bisp_step(model, q, qdot, h, friction, tau=None, external=None, *, f_beta=No
     G, C = ext.reduced(J)
     forces, Jdot_qdot = terms.forces, terms.Jdot @ qdot
     f_beta = np.zeros(6 * n) if f_beta is None else as_real(f_beta, (6 * n,), "f_beta")
-    f_c0, beta, lam_C, iteration = np.zeros((n, 6)), np.zeros(len(T_r)), np.zeros(len(C)), 0
+    f_c0, beta, iteration = np.zeros((n, 6)), np.zeros(len(T_r)), 0
+    lam_C = np.ones(len(C))                     # first guess: every touching contact pushes
     while True:
         iteration += 1
         # CONTACT: the reduced solve with the current friction (Eq. 2.124, 2.126)
