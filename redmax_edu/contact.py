@@ -78,15 +78,16 @@ __all__ = ["friction_qp", "SPResult", "staggered_projections", "Cylinder", "Sphe
 def friction_qp(W, c, bound, beta0=None, sweeps=1000):
     """The friction problem of Eq. (2.121): ``min beta^T W beta / 2 + c^T beta`` with ``|beta| <= bound``.
 
-    ``W = T A^-1 T^T`` is the mobility of the tangent rows and ``c`` the sliding velocities
-    without this friction; at the solution every row either sticks (``W beta + c = 0``) or slides
+    ``W = T A^-1 T^T`` is the mobility of the tangent rows ``T`` and ``c = T v`` their sliding
+    velocities without this friction; at the solution every row either sticks (``W beta + c = 0``) or slides
     with ``beta`` at its bound and of the sign that opposes the sliding (Coulomb's law per row,
     the writeup's four-sided cone for two tangent rows per contact).
 
     Rows that move together (parallel in the metric of ``W``, such as the eight points of a
     hinge, which all slide with the hinge's turning) act as one row whose bound is the sum of
-    theirs; their share of the solution is split in proportion to their bounds, the unique
-    split that loads every point alike. The remaining box problem is solved by projected
+    theirs; their common impulse is split in proportion to their bounds, so that every point
+    uses the same fraction of its own bound (any split gives the same motion; this one puts
+    no spurious moment on the joint). The remaining box problem is solved by projected
     Gauss-Seidel (:func:`redmax_edu.maximal.solve.projected_gauss_seidel`): for these few rows
     a handful of sweeps, several times faster than an interior-point solve. Rows that cannot
     move (zero diagonal of ``W``) carry no friction.
@@ -526,10 +527,6 @@ class JointFriction:
 
 
 # --------------------------------------------------------------------------- external constraints
-def _rows_or_empty(x, name, width):
-    return np.zeros((0, width)) if x is None else as_real(x, None, name).reshape(-1, width)
-
-
 @dataclass(frozen=True)
 class LoopFriction:
     """Friction at a loop closure that works as a joint, for BISP (Alg. 8, line 15).
@@ -565,7 +562,8 @@ class LoopFriction:
 
         The hinge has the :class:`Cylinder` ``geometry`` of a revolute joint (the same points,
         normals and tangents, see :class:`JointFriction`) about ``axis`` through ``point_a``,
-        both in body a's frame, with the bodies at poses ``E`` (n, 4, 4).
+        both in body a's frame (the pattern moves with body a), with the bodies at poses ``E``
+        (n, 4, 4).
 
         Examples
         --------
@@ -581,10 +579,13 @@ class LoopFriction:
                 raise ValueError(f"a hinge takes a Cylinder geometry, got {type(geometry).__name__}")
         except ValueError as err:
             raise ValueError(f"loop friction between bodies {a} and {b}: {err}") from None
-        E = as_real(E, None, "E")
+        E, a, b = as_real(E, None, "E"), as_index(a, "a"), as_index(b, "b", minimum=-1)
+        if E.ndim != 3 or E.shape[1:] != (4, 4) or max(a, b) >= len(E):
+            raise ValueError(f"argument 'E' must have shape (n, 4, 4) with n > {max(a, b)}, got {E.shape}")
         axis = as_real(axis, (3,), "axis")
-        axis = axis / np.linalg.norm(axis)
-        contacts = _geometry_contacts(geometry, tuple(axis.tolist()))
+        if not np.linalg.norm(axis) > 0:
+            raise ValueError(f"loop friction between bodies {a} and {b}: argument 'axis' must be nonzero")
+        contacts = _geometry_contacts(geometry, tuple((axis / np.linalg.norm(axis)).tolist()))
         E_F_a = np.eye(4)
         E_F_a[:3, 3] = -as_real(point_a, (3,), "point_a")     # the hinge frame F: a's axes at point_a
         A_Fa = adjoint_unchecked(E_F_a)
@@ -601,6 +602,10 @@ class LoopFriction:
         """Each tangent row's bound, ``mu`` times the magnitude of its point's normal impulse."""
         magnitude = np.sqrt(np.bincount(self.normal_point, alpha * alpha))
         return self.mu * magnitude[self.tangent_point]
+
+
+def _rows_or_empty(x, name, width):
+    return np.zeros((0, width)) if x is None else as_real(x, None, name).reshape(-1, width)
 
 
 @dataclass(frozen=True)
@@ -1040,7 +1045,7 @@ def bisp_step(model, q, qdot, h, friction, tau=None, external=None, *, f_beta=No
     G, C = ext.reduced(J)
     forces, Jdot_qdot = terms.forces, terms.Jdot @ qdot
     f_beta = np.zeros(6 * n) if f_beta is None else as_real(f_beta, (6 * n,), "f_beta")
-    f_c0, beta, iteration = np.zeros((n, 6)), np.zeros(len(T_r)), 0
+    f_c0, beta, bound, iteration = np.zeros((n, 6)), np.zeros(len(T_r)), np.zeros(len(T_r)), 0
     lam_C = np.ones(len(C))                     # first guess: every touching contact pushes
     while True:
         iteration += 1

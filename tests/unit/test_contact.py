@@ -318,6 +318,17 @@ def test_bisp_without_friction_is_the_linearly_implicit_euler_step():
         assert info.converged and info.iterations == 2 and not info.beta.any()
 
 
+def test_an_unloaded_joint_converges_at_once_and_a_budget_of_one_stops_there():
+    # zero gravity, coasting: no reaction, so the first contact stage already agrees with itself
+    model = Model([Body("block", -1, Prismatic([1.0, 0, 0]), np.eye(4), np.eye(4), 1.0, 0.01 * np.eye(3))],
+                  gravity=[0, 0, 0])
+    friction = [JointFriction(0, 0.5, Box((0.1, 0.1, 0.1)))]
+    _, qdot, info = bisp_step(model, [0.0], [2.0], H, friction)
+    assert info.converged and info.iterations == 1 and qdot[0] == 2.0
+    _, _, info = bisp_step(_slider(0.5), [0.0], [0.0], H, friction, max_iterations=1)
+    assert info.iterations == 1 and not info.converged and not info.beta.any()
+
+
 def test_joint_reactions_transmit_exactly_the_joint_forces():
     # J^T f_alpha = the joint forces of the step (springs, dampers, tau, linearised as in
     # Eq. 2.86); each joint's distributed wrench carries its own share along S
