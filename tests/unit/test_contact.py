@@ -102,6 +102,22 @@ def test_ball_joint_friction_is_mu_r_times_the_load_along_an_axis():
     assert _load_sum(contacts, [0, 0, 0, 0, 2.0, 0]) == pytest.approx(2.0, rel=1e-12)
 
 
+def test_joint_friction_reads_the_reference_scenes_contact_geometry():
+    from redmax_edu.scenes import reference_setup
+
+    expected = {27: Cylinder(0.005, 0.01), 28: Sphere(0.01), 29: Box((0.05, 0.005, 0.05))}
+    for sid, geometry in expected.items():
+        setup = reference_setup(sid, "euler")
+        joints = setup["joints"]
+        friction = [JointFriction.from_reference(j, i, setup["mu"][0], 0.01) for i, j in enumerate(joints)]
+        # cm to m: exact decimal scalings up to one rounding
+        assert all(np.allclose(np.hstack(f.geometry), np.hstack(geometry), rtol=1e-15) for f in friction)
+        assert all(f.mu == setup["mu"][0] for f in friction)
+    fixed = reference_setup(31, "euler")["joints"][2]
+    with pytest.raises(ValueError, match=r"body 2: the reference joint class 'redmax.JointFixed' has no"):
+        JointFriction.from_reference(fixed, 2, 0.1, 0.01)
+
+
 # ----------------------------------------------------------------------------- friction stage
 def test_friction_qp_agrees_with_an_interior_point_solve_and_splits_parallel_rows_by_bound():
     import qpsolvers
