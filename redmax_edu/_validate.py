@@ -80,6 +80,14 @@ def as_scalar(x, name, minimum=None, strict=False):
     return value
 
 
+def as_columns(x, rows, name):
+    """``x`` as a float array of shape (rows,) or (rows, k): one vector, or k of them side by side."""
+    x = as_array(x, None, name, real=True)
+    if x.ndim not in (1, 2) or x.shape[0] != rows:
+        raise ValueError(f"argument '{name}' must have shape ({rows},) or ({rows}, k), got {x.shape}")
+    return x
+
+
 def as_index(x, name, minimum=0):
     """Return ``x`` as a Python int ``>= minimum`` (booleans and floats are refused)."""
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):

@@ -25,8 +25,10 @@ rows the solvers use are
     acceleration level (RK45):   G qddot = dw/dt - Gdot qdot - 2 alpha (G qdot - w) - beta^2 g,
     velocity level (Euler):      G qdot1 = w + h dw/dt - gamma g       (at the start of the step),
 
-with ``>=`` for inequalities. An inequality ``c(q) >= 0`` (a limit, a contact) is *active*, and
-enters the solve, only where it is violated or touching, ``c <= 0``.
+with ``>=`` for inequalities. At the acceleration level an inequality ``c(q) >= 0`` (a limit, a
+contact) is *active*, and enters the solve, only where it is violated or touching, ``c <= 0``;
+at the velocity level every inequality row enters, and one that still holds (``c > 0``) only
+keeps the step from crossing it, ``C qdot1 >= -c / h`` (:meth:`ConstraintRows.velocity_rhs`).
 
 The solves themselves are :func:`redmax_edu.dynamics.constrained_dynamics` and
 :func:`redmax_edu.dynamics.linearly_implicit_euler_step`.
@@ -43,8 +45,8 @@ from .lie import ad_unchecked, adjoint_unchecked, gamma, hat_unchecked, inv_se3_
 
 __all__ = ["Rows", "ConstraintRows", "Constraint", "Loop", "CoordinateCoupling", "JointLimit",
            "PrescribedJoint", "PrescribedBody", "PrescribedJointVelocity", "FloorContact",
-           "NodeAttachment", "assemble_constraints", "check_baumgarte", "constraint_errors",
-           "check_constraint_set", "DEFAULT_BAUMGARTE"]
+           "NodeAttachment", "assemble_constraints", "check_baumgarte", "constraint_rows",
+           "constraint_errors", "check_constraint_set", "DEFAULT_BAUMGARTE"]
 
 #: The reference code's stabilisation gains ``(alpha, beta, gamma)`` (1/s): 2 alpha and beta^2
 #: at the acceleration level, gamma at the velocity level.
@@ -745,8 +747,16 @@ class ConstraintRows:
         return self.wdot - self.Gdot_qdot - 2.0 * alpha * (self.G @ qdot - self.w) - beta * beta * self.error
 
     def velocity_rhs(self, h, gamma_):
-        """The rows' right-hand side at the velocity level: ``w + h dw/dt - gamma g`` (Eq. 2.106, 2.114)."""
-        return self.w + h * self.wdot - gamma_ * self.error
+        """The rows' right-hand side at the velocity level (Eq. 2.106, 2.114), for ``G qdot1``.
+
+        ``w + h dw/dt - gamma g`` for an equality. An inequality ``c >= 0`` takes every row,
+        active or not: where it is violated, ``c <= 0``, Baumgarte's ``-gamma c`` pushes it
+        back; where it still holds, ``-c / h`` lets the step close the gap but not cross it
+        (so a joint reaching its limit stops on it, instead of overshooting by up to
+        ``h qdot`` and being pushed back).
+        """
+        pull = np.where(self.inequality & (self.error > 0.0), self.error / h, gamma_ * self.error)
+        return self.w + h * self.wdot - pull
 
 
 def assemble_constraints(model, q, qdot, kin, J, Jdot, t):
@@ -783,18 +793,26 @@ def assemble_constraints(model, q, qdot, kin, J, Jdot, t):
                           np.concatenate(wdot), np.concatenate(ineq), tuple(owners), tuple(blocks))
 
 
+def constraint_rows(model, q, qdot, t=0.0):
+    """The model's constraint rows at ``(q, qdot)`` and time ``t``: :func:`assemble_constraints`
+    after one forward sweep, for callers that have not made one (a :class:`ConstraintRows`)."""
+    from .jacobian import fill_jacobian
+    from .kinematics import forward_kinematics
+
+    q, qdot = model.check_state(q, qdot)
+    kin = forward_kinematics(model, q, qdot)
+    J, Jdot = fill_jacobian(model, kin, with_derivative=True)
+    return assemble_constraints(model, q, qdot, kin, J, Jdot, t)
+
+
 def constraint_errors(model, q, t=0.0):
     """Each constraint's position error at ``q`` and time ``t``, a list in ``model.constraints`` order.
 
     For an equality the drift from ``g = 0``; for an inequality the value of ``c`` (negative
     when violated); a constraint on velocities only has none (zeros).
     """
-    from .kinematics import forward_kinematics
-
-    q = model.check_state(q)
-    qdot = np.zeros(model.nq)
-    kin = forward_kinematics(model, q, qdot)
-    return [c.rows(model, q, qdot, kin, t).error for c in model.constraints]
+    rows = constraint_rows(model, q, np.zeros(model.nq), t)
+    return [rows.error[block] for block in rows.blocks]
 
 
 def check_constraint_set(model, rows, active=None, tol=1e-10):

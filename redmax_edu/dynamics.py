@@ -433,10 +433,10 @@ class ConstrainedSolution:
         return self.rows.G[block].T @ self.lam[block]
 
 
-def _solve_constrained(model, q, A, b, rows, rhs, what):
-    """``A x = b + G^T lambda`` with ``G x = rhs`` on the equality rows and ``G x >= rhs`` on the active
-    inequalities: a KKT solve, or the QP of Eq. (2.112) when an inequality must push."""
-    active = rows.active
+def _solve_constrained(model, q, A, b, rows, rhs, what, active):
+    """``A x = b + G^T lambda`` with ``G x = rhs`` on the equality rows and ``G x >= rhs`` on the
+    inequality rows selected by ``active``: a KKT solve, or the QP of Eq. (2.112) when an
+    inequality must push."""
     eq = active & ~rows.inequality
     ineq = active & rows.inequality
     G = rows.G[eq]
@@ -452,14 +452,31 @@ def _solve_constrained(model, q, A, b, rows, rhs, what):
     lam[eq] = sol[len(b):]
     C = rows.G[ineq]
     if len(C) and np.any(C @ x < rhs[ineq] - 1e-10 * (1.0 + np.abs(rhs[ineq]))):
-        from .maximal.solve import contact_qp
-
-        qp = contact_qp(A, b, G=G, r_G=rhs[eq], N=C, r_N=rhs[ineq])
-        x = qp.phi
-        lam[eq], lam[ineq] = qp.lam_G, qp.alpha
+        x, lam[eq], lam[ineq] = _inequality_qp(A, b, G, rhs[eq], C, rhs[ineq])
     if not np.isfinite(x).all():
         raise SingularMassMatrixError(_explain_singular(model, q, what))
     return x, lam
+
+
+def _inequality_qp(A, b, G, r_G, C, r_C):
+    """The QP of Eq. (2.111)-(2.112): minimise ``x^T A x / 2 - b^T x`` with ``G x = r_G``, ``C x >= r_C``.
+
+    Solved with qpsolvers (the QP library of Part 1) and its dense active-set backend
+    quadprog, which takes tens of microseconds on these small problems. Returns ``x`` and the
+    multipliers with ``A x = b + G^T lam_G + C^T lam_C``, ``lam_C >= 0``. ``A`` enters by its
+    symmetric part: a nonsymmetric stiffness (a point spring, Eq. 1.32) makes the step matrix
+    nonsymmetric, and a QP can only see the symmetric part of its objective.
+    """
+    import qpsolvers
+
+    problem = qpsolvers.Problem(P=0.5 * (A + A.T), q=-b, G=-C, h=-r_C,
+                                A=G if len(G) else None, b=r_G if len(G) else None)
+    sol = qpsolvers.solve_problem(problem, solver="quadprog")
+    if not sol.found:
+        raise ValueError("the constraint QP of Eq. (2.112) has no solution: the active inequalities "
+                         "(joint limits, contacts) contradict the equality constraints")
+    lam_G = -sol.y if len(G) else np.zeros(0)
+    return sol.x, lam_G, sol.z
 
 
 def constrained_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
@@ -509,7 +526,7 @@ def constrained_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_B
     rows = assemble_constraints(model, terms.q, terms.qdot, terms.kin, terms.J, terms.Jdot, t)
     x, lam = _solve_constrained(model, terms.q, terms.M, terms.f + _tau(model, tau), rows,
                                 rows.acceleration_rhs(terms.qdot, alpha, beta),
-                                "the KKT matrix of M_r and the constraint rows (Eq. 2.110)")
+                                "the KKT matrix of M_r and the constraint rows (Eq. 2.110)", rows.active)
     return ConstrainedSolution(x, lam, rows)
 
 
@@ -629,7 +646,8 @@ def linearly_implicit_euler_step(model, q, qdot, h, tau=None, *, t=0.0, baumgart
     With constraints (§2.8-2.9) the same matrix becomes the top-left block of the KKT system
     of Eq. (2.106)-(2.108) and (2.114): the rows at the start of the step, at time ``t``, with
     ``G qdot1 = w + h dw/dt - gamma g`` (velocity-level Baumgarte with
-    ``gamma = baumgarte[2]``; ``>=`` for active inequalities, which make it a QP).
+    ``gamma = baumgarte[2]``; ``>=`` for inequalities, which make it a QP when one of them
+    must push; see :meth:`redmax_edu.constraints.ConstraintRows.velocity_rhs`).
 
     Examples
     --------
@@ -651,7 +669,8 @@ def linearly_implicit_euler_step(model, q, qdot, h, tau=None, *, t=0.0, baumgart
         gamma_ = check_baumgarte(baumgarte)[2]
         rows = assemble_constraints(model, q, qdot, terms.kin, terms.J, terms.Jdot, as_scalar(t, "t"))
         qdot1, _ = _solve_constrained(model, q, A, b, rows, rows.velocity_rhs(h, gamma_),
-                                      f"the KKT matrix of {what[4:]} and the constraint rows (Eq. 2.106)")
+                                      f"the KKT matrix of {what[4:]} and the constraint rows (Eq. 2.106)",
+                                      np.ones(len(rows.G), dtype=bool))
     else:
         qdot1 = _solve_checked(model, q, A, b, what)
     q1 = q + h * qdot1

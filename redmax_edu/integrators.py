@@ -12,6 +12,10 @@ The RedMax supplemental (seed 002) runs every scene with one of three integrator
     ``solve_ivp(method="RK45")`` and the counterpart of MATLAB's ``ode45``; reference type 2).
     The result is sampled on a fixed grid by the solver's dense output, as the reference's
     CSV files are (every 0.01 s).
+``"rk45_recursive"``
+    The same ODE and solver, with ``qddot`` from recursive forward dynamics (Algorithm 9,
+    :func:`redmax_edu.recursive.recursive_forward_dynamics`) in O(n) instead of a dense
+    solve with ``M_r`` (reference type 1). For models without deformable bodies.
 ``"euler"``
     Linearly implicit Euler, springs and dampers only, at the velocity level with a fixed
     step ``h`` (Eq. 2.84-2.86; reference type 3): the spring and damper forces (joint and
@@ -20,10 +24,7 @@ The RedMax supplemental (seed 002) runs every scene with one of three integrator
     crawl. This is not Part 1's scheme (``maximal.simulate(method="implicit")``, linearly
     implicit Euler with every force linearised, Coriolis and gravity included).
 
-Reference type 1 (recursive hybrid dynamics with ``ode45``) differs from ``"rk45"`` only in
-how ``qddot`` is computed; it will be one more entry of :data:`ODE_ACCELERATIONS`.
-
-Both methods let joints with singular coordinates leave them (§2.4.5, §2.4.8): before each
+All methods let joints with singular coordinates leave them (§2.4.5, §2.4.8): before each
 step the state goes through ``model.reparameterize(q, qdot)``, which switches an
 Euler-angle chart or shortens a long rotation vector; the model may change with it, so a
 :class:`Trajectory` keeps the model of every sample.
@@ -36,17 +37,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import as_real, check_count
-from .constraints import DEFAULT_BAUMGARTE, check_baumgarte
+from .constraints import DEFAULT_BAUMGARTE, check_baumgarte, check_constraint_set, constraint_rows
 from .dynamics import SingularMassMatrixError, energies, forward_dynamics, linearly_implicit_euler_step
 from .kinematics import forward_kinematics
 from .model import Model
+from .recursive import recursive_forward_dynamics
 
 __all__ = ["METHODS", "ODE_ACCELERATIONS", "SimulationError", "Trajectory", "simulate",
            "DEFAULT_SAMPLE_DT", "DIVERGED"]
 
 #: Joint accelerations ``qddot = f(model, q, qdot, tau)`` of the methods that hand the
-#: equations of motion to an ODE solver. Recursive hybrid dynamics (reference type 1) joins here.
-ODE_ACCELERATIONS = {"rk45": forward_dynamics}
+#: equations of motion to an ODE solver: dense (reference type 2) and recursive (type 1).
+ODE_ACCELERATIONS = {"rk45": forward_dynamics, "rk45_recursive": recursive_forward_dynamics}
 
 #: The method names :func:`simulate` accepts.
 METHODS = (*ODE_ACCELERATIONS, "euler")
@@ -89,11 +91,11 @@ class Trajectory:
     E_wi : ndarray, shape (nt, n, 4, 4)
         World poses of the bodies (independent of any chart change).
     method : str
-        ``"rk45"`` or ``"euler"``.
+        ``"rk45"``, ``"rk45_recursive"`` or ``"euler"``.
     models : tuple of Model, length nt
         The model each sample is expressed in; it changes only when a joint switched chart.
     h : float or None
-        The fixed step of ``"euler"``; None for the adaptive ``"rk45"``.
+        The fixed step of ``"euler"``; None for the adaptive RK45 methods.
     nsteps : int
         Integrator steps taken (accepted steps for RK45).
     nfev : int
@@ -360,13 +362,14 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
         The initial state.
     t_span : (float, float)
         Start and end time ``(t0, t1)``, ``t1 > t0`` (s).
-    method : {"rk45", "euler"}
+    method : {"rk45", "rk45_recursive", "euler"}
         ``"rk45"``: adaptive Dormand-Prince on ``M_r qddot = f_r`` (Eq. 2.19), the reference's
-        ``ode45`` path. ``"euler"``: linearly implicit Euler, springs and dampers only, with
-        step ``h`` (Eq. 2.84-2.86).
+        ``ode45`` path. ``"rk45_recursive"``: the same with ``qddot`` from recursive forward
+        dynamics (Algorithm 9, O(n); no deformable bodies). ``"euler"``: linearly implicit
+        Euler, springs and dampers only, with step ``h`` (Eq. 2.84-2.86).
     h : float, optional
         The step of ``"euler"`` (required; ``t1 - t0`` must be a whole number of steps). For
-        ``"rk45"`` it only sets the sampling interval when ``sample_dt`` is not given.
+        the RK45 methods it only sets the sampling interval when ``sample_dt`` is not given.
     tau : None, array_like (nq,) or callable ``t -> (nq,)``
         Applied joint forces (N m for revolute, N for prismatic coordinates). RK45 evaluates
         a callable wherever it evaluates the dynamics; Euler evaluates it at the *end* time
@@ -441,6 +444,9 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
         raise ValueError(f"argument 'model' must be a Model, got {type(model).__name__}")
     if method not in METHODS:
         raise ValueError(f"argument 'method' must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
+    if method == "rk45_recursive" and model.deformables:
+        raise ValueError("argument 'method': 'rk45_recursive' does not handle deformable bodies (their "
+                         "nodes are not part of the tree); use method='rk45'")
     nq = model.nq
     q = as_real(q0, (nq,), "q0").copy()
     qdot = as_real(qdot0, (nq,), "qdot0").copy()
@@ -451,6 +457,8 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
     baumgarte = check_baumgarte(baumgarte)
     if tau_fn is not None:
         tau_fn(t0)  # a bad callable fails now, naming 'tau'
+    if model.constraints:  # a redundant or inconsistent set fails now, naming the constraint
+        check_constraint_set(model, constraint_rows(model, q, qdot, t0))
     if method == "euler":
         if h is None:
             raise ValueError("argument 'h' (the step size) is required for method='euler'")

@@ -12,10 +12,22 @@ Taught in book/02_reduced/02_jacobian.
 
 import numpy as np
 
+from ._validate import as_columns
 from .kinematics import forward_kinematics, joint_twist_adjoints
 from .lie import ad_unchecked
 
-__all__ = ["jacobian", "jacobian_and_derivative", "fill_jacobian"]
+__all__ = ["jacobian", "jacobian_and_derivative", "fill_jacobian", "jacobian_product",
+           "jacobian_transpose_product"]
+
+
+def _parent_adjoint_rates(model, kin):
+    """``d/dt Ad(E_i_p) = -ad(phi_i) Ad(E_i_p) + Ad(E_i_p) ad(phi_p)`` (Eq. 2.18), shape (n, 6, 6).
+
+    ``kin`` must carry the twists; for a root the parent twist is the world's, zero.
+    """
+    ad_phi = ad_unchecked(kin.phi)
+    ad_parent = np.where((np.array(model.parents) >= 0)[:, None, None], ad_phi[list(model.parents)], 0.0)
+    return -ad_phi @ kin.A_ip + kin.A_ip @ ad_parent
 
 
 def fill_jacobian(model, kin, with_derivative=False):
@@ -41,11 +53,7 @@ def fill_jacobian(model, kin, with_derivative=False):
     A_ij, A_ip = joint_twist_adjoints(model), kin.A_ip
     J = np.zeros((n, 6, nq))
     if with_derivative:
-        # d/dt Ad(E_i_p) = -ad(phi_i) Ad(E_i_p) + Ad(E_i_p) ad(phi_p)   (Eq. 2.18), all bodies at once
-        ad_phi = ad_unchecked(kin.phi)
-        ad_parent = np.where((np.array(model.parents) >= 0)[:, None, None],
-                             ad_phi[list(model.parents)], 0.0)
-        A_ip_dot = -ad_phi @ A_ip + A_ip @ ad_parent
+        A_ip_dot = _parent_adjoint_rates(model, kin)              # Eq. (2.18), all bodies at once
         Jdot = np.zeros((n, 6, nq))
     for i, p in enumerate(model.parents):
         s = model.dofs[i]
@@ -94,3 +102,123 @@ def jacobian_and_derivative(model, q, qdot):
     (array([ 0.,  1.,  0., -1.,  0.,  0.]), array([0., 0., 0., 0., 0., 0.]))
     """
     return fill_jacobian(model, forward_kinematics(model, q, qdot), with_derivative=True)
+
+
+def jacobian_product(model, kin, x, with_derivative=False):
+    """``J_mr x`` by Algorithm 5, in O(n) and without forming ``J_mr``; with ``Jdot_mr x`` too.
+
+    One forward sweep (§2.10, Eq. 2.115-2.116): body i's block of ``y = J x`` is its parent's
+    block carried into its frame plus its own joint's share,
+
+        y_i = Ad(E_i_p) y_p + Ad(E_i_j) S_i x_i,
+
+    and differentiating each factor in time gives ``z = Jdot x`` in the same sweep,
+
+        z_i = Ad(E_i_p) z_p + d/dt Ad(E_i_p) y_p + Ad(E_i_j) Sdot_i x_i.
+
+    Parameters
+    ----------
+    model : Model
+    kin : Kinematics
+        A forward sweep of ``model`` (:func:`redmax_edu.kinematics.forward_kinematics`); with
+        ``with_derivative`` it must carry the twists (made with ``qdot``), which ``Jdot`` depends on.
+    x : array_like, shape (nq,) or (nq, k)
+        One vector of joint velocities, or k of them as columns.
+    with_derivative : bool
+
+    Returns
+    -------
+    y : ndarray, shape (6n,) or (6n, k)
+        ``J_mr @ x``, ordered like the rows of ``J_mr`` (body by body, angular part first).
+    z : ndarray, same shape as ``y``
+        ``Jdot_mr @ x``, only when ``with_derivative``.
+
+    Examples
+    --------
+    For ``x = qdot`` the product is the body twists, and ``Jdot qdot`` is the velocity-product
+    part of the accelerations (Eq. 2.2):
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0
+    >>> hinge = dict(joint=Revolute([0, 1, 0]), T_joint_body=T, mass=1.0, inertia=0.1 * np.eye(3))
+    >>> arm = Model([Body("upper", -1, T_parent_joint=np.eye(4), **hinge),
+    ...              Body("lower", 0, T_parent_joint=T, **hinge)])
+    >>> kin = forward_kinematics(arm, [0.3, 0.5], [1.0, 2.0])
+    >>> y, z = jacobian_product(arm, kin, [1.0, 2.0], with_derivative=True)
+    >>> J, Jdot = fill_jacobian(arm, kin, with_derivative=True)
+    >>> bool(np.allclose(y, J @ [1.0, 2.0])), bool(np.allclose(z, Jdot @ [1.0, 2.0]))
+    (True, True)
+    """
+    x = as_columns(x, model.nq, "x")
+    A_ij, A_ip = joint_twist_adjoints(model), kin.A_ip
+    y = np.zeros((model.n, 6) + x.shape[1:])
+    if with_derivative:
+        if kin.phi is None:
+            raise ValueError("argument 'kin' carries no twists, which Jdot depends on: make it with "
+                             "forward_kinematics(model, q, qdot)")
+        A_ip_dot = _parent_adjoint_rates(model, kin)
+        z = np.zeros_like(y)
+    for i, p in enumerate(model.parents):                        # Alg. 5, line 1: forward traversal
+        x_j = x[model.dofs[i]]
+        y[i] = A_ij[i] @ (kin.S[i] @ x_j)                        # line 2
+        if with_derivative:
+            z[i] = A_ij[i] @ (kin.Sdot[i] @ x_j)                 # line 3
+        if p >= 0:
+            y[i] += A_ip[i] @ y[p]                               # line 5
+            if with_derivative:
+                z[i] += A_ip[i] @ z[p] + A_ip_dot[i] @ y[p]      # line 6
+    shape = (6 * model.n,) + x.shape[1:]
+    return (y.reshape(shape), z.reshape(shape)) if with_derivative else y.reshape(shape)
+
+
+def jacobian_transpose_product(model, kin, y):
+    """``J_mr^T y`` by Algorithm 6, in O(n) and without forming ``J_mr``.
+
+    ``y`` holds one wrench per body (in body coordinates, as the rows of ``J_mr``). One
+    backward sweep (§2.10, Eq. 2.117-2.119): each body adds to its own wrench everything its
+    subtree passed up, joint j takes its share along its columns, and the sum travels on to the
+    parent, carried by ``Ad(E_i_p)^T``:
+
+        w_i = y_i + sum_c alpha_c,     x_j = (Ad(E_i_j) S_j)^T w_i,     alpha_i = Ad(E_i_p)^T w_i.
+
+    With ``y`` the maximal forces this is the generalised force ``J^T f_m`` of Eq. (2.19).
+
+    Parameters
+    ----------
+    model : Model
+    kin : Kinematics
+        A forward sweep of ``model`` (the twists are not needed).
+    y : array_like, shape (6n,) or (6n, k)
+        One stacked vector of body wrenches, or k of them as columns.
+
+    Returns
+    -------
+    ndarray, shape (nq,) or (nq, k)
+        ``J_mr.T @ y``; entries of deformable node coordinates (which ``J_mr`` does not move) are zero.
+
+    Examples
+    --------
+    A unit force along the lower body's x axis, pushed back to the two hinges:
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0
+    >>> hinge = dict(joint=Revolute([0, 1, 0]), T_joint_body=T, mass=1.0, inertia=0.1 * np.eye(3))
+    >>> arm = Model([Body("upper", -1, T_parent_joint=np.eye(4), **hinge),
+    ...              Body("lower", 0, T_parent_joint=T, **hinge)])
+    >>> kin = forward_kinematics(arm, [0.0, 0.0])
+    >>> jacobian_transpose_product(arm, kin, [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0])  # 2 m and 1 m lever arms
+    array([-2., -1.])
+    """
+    y = as_columns(y, 6 * model.n, "y")
+    A_ij, A_ip = joint_twist_adjoints(model), kin.A_ip
+    w = y.reshape((model.n, 6) + y.shape[1:]).copy()            # w_i = y_i + sum_c alpha_c, filled below
+    x = np.zeros((model.nq,) + y.shape[1:])
+    for i in reversed(range(model.n)):                           # Alg. 6, line 1: backward traversal
+        # lines 2-5: w[i] is y_i plus the alpha_c that body i's children added to it below
+        x[model.dofs[i]] = (A_ij[i] @ kin.S[i]).T @ w[i]         # line 7
+        p = model.parents[i]
+        if p >= 0:
+            w[p] += A_ip[i].T @ w[i]                             # line 6: alpha_i, handed to the parent
+    return x

@@ -1,22 +1,36 @@
-"""Recursive (O(n)) dynamics of a tree in reduced coordinates (§2.12 of the writeup).
+"""Recursive (O(n)) dynamics of a tree in reduced coordinates (§2.12-2.13 of the writeup).
 
 Two sweeps over the tree replace the dense matrices of Eq. (2.19): a forward sweep from the
 root gives every body's twist and acceleration, a backward sweep from the leaves gathers the
-wrench each joint transmits. This is the recursive Newton-Euler algorithm of Liu and Jain's
-tutorial (the companion text of the book), written in RedMax's body frames and with its
-joints: each joint provides ``S`` (6, ndof) and ``Sdot``, whatever its type.
+wrench each joint transmits. Everything here is written in RedMax's body frames and with its
+joints: each joint provides ``S`` (6, ndof) and ``Sdot``, whatever its type, and
+``Ad(E_i_j) S_i`` is its Jacobian seen from its body's frame.
+
+- :func:`recursive_inverse_dynamics`: the recursive Newton-Euler algorithm of Liu and Jain's
+  tutorial (the companion text of the book): forces from accelerations.
+- :func:`recursive_hybrid_dynamics` (Algorithm 9, Kim and Pollard's recursive hybrid
+  dynamics): accelerations from forces, except on prescribed joints, whose accelerations are
+  given and whose torques come out; :func:`recursive_forward_dynamics` is the case with no
+  prescribed joint (the articulated-body algorithm).
+- :func:`inverse_inertia` (Algorithm 10): ``M_r^{-1} x`` by the same sweeps with the forces
+  left out, after a preprocessing sweep that depends on ``q`` only.
 
 The book's page on these sweeps (§2.12) is not written yet; the inverse-dynamics round trip of
 book/04_companions/01_lagrangian_arm uses the dense path that this module equals.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from ._validate import as_array
-from .dynamics import joint_forces, maximal_forces
+from ._validate import as_array, as_columns, as_index, as_scalar
+from .dynamics import SingularMassMatrixError, joint_forces, maximal_forces, singular_joints
 from .kinematics import forward_kinematics, joint_twist_adjoints
 from .lie import ad_unchecked
 from .model import check_model
+
+__all__ = ["body_accelerations", "recursive_inverse_dynamics", "recursive_hybrid_dynamics",
+           "recursive_forward_dynamics", "InverseInertia", "inverse_inertia", "inverse_inertia_product"]
 
 
 def body_accelerations(model, q, qdot, qddot):
@@ -76,10 +90,7 @@ def recursive_inverse_dynamics(model, q, qdot, qddot):
     >>> recursive_inverse_dynamics(pendulum, [np.pi / 2], [0.0], [0.0])
     array([19.62])
     """
-    model = check_model(model)
-    if model.deformables:
-        raise ValueError("argument 'model' has deformable bodies, which recursive_inverse_dynamics does "
-                         "not handle: use redmax_edu.dynamics.inverse_dynamics")
+    _check_rigid(model, "recursive_inverse_dynamics", "inverse_dynamics")
     phidot, kin = body_accelerations(model, q, qdot, qddot)
     q, qdot = model.check_state(q, qdot)
     f_m = maximal_forces(model, kin.E_wi, kin.phi).reshape(model.n, 6)
@@ -93,3 +104,342 @@ def recursive_inverse_dynamics(model, q, qdot, qddot):
         if p >= 0:
             W[p] += kin.A_ip[i].T @ W[i]
     return tau
+
+
+def _check_rigid(model, name, dense):
+    """Refuse a model with deformable bodies: their nodes do not belong to the tree."""
+    if check_model(model).deformables:
+        raise ValueError(f"argument 'model' has deformable bodies, which {name} does not handle: "
+                         f"use redmax_edu.dynamics.{dense}")
+    return model
+
+
+@dataclass(frozen=True)
+class _Articulated:
+    """What Algorithm 9's backward traversal learns from ``q`` alone (lines 7, 12-14), per body i.
+
+    ``S[i]`` is joint i's ``S`` seen from its body's frame, ``Ad(E_i_j) S_i`` (6, ndof_i);
+    ``M_hat[i]`` (6, 6) body i's inertia plus what its children's joints pass on; ``Psi[i] =
+    (S_i^T M_hat_i S_i + P_r_i)^-1``, ``U[i] = M_hat_i S_i Psi_i`` and ``SM[i] = S_i^T M_hat_i``
+    (None for a prescribed joint); ``A_ip`` the adjoints ``Ad(E_i_p)`` (n, 6, 6).
+    """
+
+    A_ip: np.ndarray
+    S: list
+    M_hat: np.ndarray
+    Psi: list
+    U: list
+    SM: list
+
+
+def _articulated_inertias(model, q, kin, prescribed=(), P_m=None, P_r=None):
+    """The inertia half of Algorithm 9's backward traversal (lines 7, 12-14; Alg. 10, lines 2-12).
+
+    It depends on ``q`` only (``q`` serves the error message), so Algorithm 10 does it once for
+    many right-hand sides. ``P_m`` (n, 6, 6) and ``P_r`` (an ndof x ndof matrix per joint) are
+    the preconditioner terms of Algorithm 10, in body frames. Returns an :class:`_Articulated`.
+
+    Here and in :func:`_hybrid_sweeps` the products of small matrices are written ``X.dot(Y)``:
+    for 6x6 operands numpy's ``@`` costs two to three times as much, in loops that are all
+    call overhead.
+    """
+    n, A_ip = model.n, kin.A_ip
+    S = [A.dot(S_j) for A, S_j in zip(joint_twist_adjoints(model), kin.S, strict=True)]
+    M_hat = model.spatial_inertias.copy()
+    if P_m is not None:
+        M_hat += P_m                                           # Alg. 10, lines 7 and 9
+    Psi, U, SM = [None] * n, [None] * n, [None] * n
+    for i in reversed(range(n)):                               # backward traversal
+        if i in prescribed:
+            Pi = M_hat[i]                                      # a prescribed joint passes all of M_hat on
+        else:
+            SM[i] = S[i].T.dot(M_hat[i])
+            D = SM[i].dot(S[i]) if P_r is None else SM[i].dot(S[i]) + P_r[i]
+            try:
+                Psi[i] = _small_inverse(D)                     # line 12
+            except np.linalg.LinAlgError:
+                raise _singular(model, q, i) from None
+            U[i] = M_hat[i].dot(S[i]).dot(Psi[i])
+            Pi = M_hat[i] - U[i].dot(SM[i])                    # line 14
+        p = model.parents[i]
+        if p >= 0:
+            M_hat[p] += A_ip[i].T.dot(Pi).dot(A_ip[i])         # line 7, for the parent
+    return _Articulated(A_ip, S, M_hat, Psi, U, SM)
+
+
+def _small_inverse(D):
+    """``D^-1`` of an ndof x ndof matrix; 1x1 by a division, which costs a quarter of LAPACK's call."""
+    if D.shape == (1, 1) and D[0, 0] != 0.0:
+        return 1.0 / D
+    return np.linalg.inv(D)                                    # raises LinAlgError when singular
+
+
+def _singular(model, q, i):
+    """The error for a joint whose articulated inertia ``S^T M_hat S`` cannot be inverted."""
+    name, joint = model.names[i], model.bodies[i].joint
+    why = dict(singular_joints(model, q)).get(name)
+    if why is None:  # more coordinates than the 6 directions of motion (bodies all have inertia)
+        rank = np.linalg.matrix_rank(joint.S(q[model.dofs[i]]))
+        why = f"has dependent coordinates: its S has rank {rank} < {joint.ndof}"
+    return SingularMassMatrixError(f"the reduced mass matrix M_r is singular: the {joint.kind} joint of "
+                                   f"body {name!r} {why}")
+
+
+def _hybrid_sweeps(model, art, eta, f, tau, qddot, prescribed=()):
+    """The force half of Algorithm 9's backward traversal (lines 8, 10, 15) and its second forward one.
+
+    ``art`` is the inertia half (:func:`_articulated_inertias`). Arrays may carry k right-hand
+    sides in a last axis: ``eta``, ``f`` (n, 6[, k]), ``tau``, ``qddot`` (nq[, k]). ``f`` holds
+    each body's maximal wrench (Coriolis, gravity, external), ``tau`` the joint forces;
+    ``qddot`` holds the accelerations of the ``prescribed`` joints and receives the others;
+    ``tau`` receives the prescribed joints' ``S^T F`` (line 22).
+
+    The loops carry ``bias_i = B_hat_i + M_hat_i eta_i``, the wrench body i's subtree needs when
+    neither its parent nor joint i accelerates. With ``u_i = tau_i - S_i^T bias_i``, lines 15
+    and 24 read ``beta_i = bias_i + M_hat_i S_i Psi_i u_i`` and
+    ``qddot_i = Psi_i (u_i - S_i^T M_hat_i Ad(E_i_p) Vdot_p)``.
+    """
+    A_ip, S, M_hat, Psi, U, SM = art.A_ip, art.S, art.M_hat, art.Psi, art.U, art.SM
+    bias = np.einsum("nij,nj...->ni...", M_hat, eta) - f     # line 8 (-f: -ad(V)^T M V - F_ext), + M_hat eta
+    u = np.empty_like(tau)
+    for i in reversed(range(model.n)):                         # backward traversal
+        s, p = model.dofs[i], model.parents[i]
+        if i in prescribed:
+            beta = bias[i] + M_hat[i].dot(S[i].dot(qddot[s]))                        # line 10
+        else:
+            u[s] = tau[s] - S[i].T.dot(bias[i])                # what is left to accelerate joint i
+            beta = bias[i] + U[i].dot(u[s])                                           # line 15
+        if p >= 0:
+            bias[p] += A_ip[i].T.dot(beta)                     # line 8: + the children's beta
+    Vdot = np.empty_like(eta)
+    at_rest = np.zeros_like(eta[0])                            # the world does not accelerate
+    for i, p in enumerate(model.parents):                      # line 18: forward traversal
+        s = model.dofs[i]
+        a = at_rest if p < 0 else A_ip[i].dot(Vdot[p])
+        if i in prescribed:
+            Vdot[i] = a + S[i].dot(qddot[s]) + eta[i]                                 # line 20
+            tau[s] = S[i].T.dot(M_hat[i].dot(Vdot[i] - eta[i]) + bias[i])            # lines 21-22
+        else:
+            qddot[s] = Psi[i].dot(u[s] - SM[i].dot(a))                                # line 24
+            Vdot[i] = a + S[i].dot(qddot[s]) + eta[i]                                 # line 25
+    return qddot, tau
+
+
+def _prescribed_indices(model, prescribed):
+    """``{body index: key}`` for the keys of ``prescribed`` (body indices or names), checked."""
+    if prescribed is None:
+        return {}
+    if not isinstance(prescribed, dict):
+        raise ValueError("argument 'prescribed' must be a dict {body index or name: accelerations of its "
+                         f"joint}}, got {type(prescribed).__name__}")
+    out = {}
+    for key in prescribed:
+        i = model.index(key) if isinstance(key, str) else as_index(key, "prescribed")
+        if i >= model.n:
+            raise ValueError(f"argument 'prescribed': body index {i} does not exist (the model has "
+                             f"{model.n} bodies)")
+        if i in out:
+            raise ValueError(f"argument 'prescribed' names body {model.names[i]!r} twice "
+                             f"({out[i]!r} and {key!r})")
+        out[i] = key
+    return out
+
+
+def recursive_hybrid_dynamics(model, q, qdot, tau=None, prescribed=None):
+    """Accelerations of the free joints and torques of the prescribed ones, by Algorithm 9 in O(n).
+
+    The hybrid problem of §2.9 (Eq. 2.113) without its dense matrices: the joints in
+    ``prescribed`` follow the given accelerations, the others obey ``M_r qddot = f_r + tau``
+    (Eq. 2.19) under the torques the prescribed joints need to do so.
+
+    Written in body frames: body i's twist ``V_i = phi_i`` (line 3), its joint's Jacobian seen
+    from the body, ``Ad(E_i_j) S_i`` (written ``S_i`` below, likewise ``Sdot_i``), the velocity
+    product ``eta_i = ad(V_i) S_i qdot_i + Sdot_i qdot_i`` (line 4; so that
+    ``phidot_i = Ad(E_i_p) phidot_p + S_i qddot_i + eta_i``). The backward traversal
+    gathers the articulated inertia ``M_hat_i`` and bias wrench ``B_hat_i`` of each subtree,
+    starting from ``M_i`` and ``-f_i`` (``f_i`` body i's maximal wrench: the Coriolis wrench
+    ``ad(V_i)^T M_i V_i``, gravity, body damping and the model's forces, as in
+    :func:`redmax_edu.dynamics.maximal_forces`); a free joint passes on what its motion cannot
+    absorb (``Pi_i``, ``beta_i``), a prescribed one passes on everything. The second forward
+    traversal solves each free joint's ``ndof x ndof`` system (line 24) from the root out.
+
+    Parameters
+    ----------
+    model : Model
+        Without deformable bodies (a ValueError names the argument otherwise).
+    q, qdot : array_like, shape (nq,)
+    tau : array_like, shape (nq,), optional
+        Applied joint forces, default zero; the joint springs and dampers of §2.5 are added.
+        Entries of prescribed joints do not change the motion.
+    prescribed : dict, optional
+        ``{body index or name: accelerations (ndof,) of that body's joint}``.
+
+    Returns
+    -------
+    qddot : ndarray, shape (nq,)
+        Equal to the given accelerations on the prescribed joints.
+    torques : dict
+        ``{key of prescribed: (ndof,)}``: the joint force each prescribed joint must apply
+        beside its springs and dampers (``S^T F``, line 22, minus them); equal to
+        :func:`redmax_edu.dynamics.inverse_dynamics` of the resulting ``qddot`` on that joint.
+        The multiplier of Eq. (2.113) is this minus the given ``tau``.
+
+    Examples
+    --------
+    A two-link arm whose shoulder is driven at 1 rad/s^2, from rest and hanging straight: the
+    elbow is thrown back, and the shoulder needs the torque of dense inverse dynamics.
+
+    >>> from redmax_edu.dynamics import inverse_dynamics
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0
+    >>> hinge = dict(joint=Revolute([0, 1, 0]), T_joint_body=T, mass=1.0, inertia=0.1 * np.eye(3))
+    >>> arm = Model([Body("upper", -1, T_parent_joint=np.eye(4), **hinge),
+    ...              Body("lower", 0, T_parent_joint=T, **hinge)])
+    >>> qddot, torques = recursive_hybrid_dynamics(arm, [0.0, 0.0], [0.0, 0.0], prescribed={"upper": [1.0]})
+    >>> qddot.round(6), torques["upper"].round(6)
+    (array([ 1.      , -1.909091]), array([1.190909]))
+    >>> bool(np.isclose(inverse_dynamics(arm, [0.0, 0.0], [0.0, 0.0], qddot)[0], torques["upper"][0]))
+    True
+    """
+    _check_rigid(model, "recursive_hybrid_dynamics", "forward_dynamics")
+    q, qdot = model.check_state(q, qdot)
+    tau = np.zeros(model.nq) if tau is None else as_array(tau, (model.nq,), "tau", real=True)
+    chosen = _prescribed_indices(model, prescribed)
+    qddot = np.zeros(model.nq)
+    for i, key in chosen.items():
+        qddot[model.dofs[i]] = as_array(prescribed[key], (model.bodies[i].joint.ndof,),
+                                        f"prescribed[{key!r}]", real=True)
+    kin = forward_kinematics(model, q, qdot)                      # lines 1-3: frames and twists V
+    art = _articulated_inertias(model, q, kin, chosen)
+    S_qdot = np.array([S_i.dot(qdot[s]) for S_i, s in zip(art.S, model.dofs, strict=True)])[:, :, None]
+    Sdot_qdot = np.array([Sd.dot(qdot[s]) for Sd, s in zip(kin.Sdot, model.dofs, strict=True)])[:, :, None]
+    eta = (ad_unchecked(kin.phi) @ S_qdot + joint_twist_adjoints(model) @ Sdot_qdot)[:, :, 0]   # line 4
+    f = maximal_forces(model, kin.E_wi, kin.phi).reshape(model.n, 6)
+    f_joint = joint_forces(model, q, qdot)
+    qddot, tau_out = _hybrid_sweeps(model, art, eta, f, tau + f_joint, qddot, chosen)
+    torques = {key: tau_out[model.dofs[i]] - f_joint[model.dofs[i]] for i, key in chosen.items()}
+    return qddot, torques
+
+
+def recursive_forward_dynamics(model, q, qdot, tau=None):
+    """Accelerations ``qddot`` (nq,) from ``M_r qddot = f_r + tau`` (Eq. 2.19) by Algorithm 9 in O(n).
+
+    :func:`recursive_hybrid_dynamics` with no prescribed joint (Featherstone's articulated-body
+    algorithm, in RedMax's body frames); equal to :func:`redmax_edu.dynamics.forward_dynamics`.
+
+    Examples
+    --------
+    Released horizontal: ``qddot = -m g L / (I + m L^2)``, as the dense path gives.
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0  # a 2 kg bob 1 m below a hinge about y
+    >>> pendulum = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3))])
+    >>> recursive_forward_dynamics(pendulum, [np.pi / 2], [0.0])
+    array([-9.76119403])
+    """
+    return recursive_hybrid_dynamics(model, q, qdot, tau)[0]
+
+
+class InverseInertia:
+    """``M_r^{-1}`` (or the inverse of Algorithm 10's preconditioner) at one ``q``, as an operator.
+
+    Holds the preprocessing of Algorithm 10 (lines 1-12: the articulated inertias, O(n));
+    ``inv @ x`` then costs O(n) per right-hand side (lines 14-22): it is Algorithm 9 run with
+    ``x`` as the joint forces and the force and momentum terms removed (§2.12-2.13). Make one
+    with :func:`inverse_inertia`.
+    """
+
+    def __init__(self, model, articulated):
+        self.model, self._articulated = model, articulated
+
+    def __matmul__(self, x):
+        """``M_r^{-1} x`` for ``x`` of shape (nq,) or (nq, k) (k right-hand sides at once)."""
+        x = as_columns(x, self.model.nq, "x")
+        zero = np.zeros((self.model.n, 6) + x.shape[1:])          # no velocity products, no forces
+        y, _ = _hybrid_sweeps(self.model, self._articulated, zero, zero, x.copy(), np.zeros_like(x))
+        return y
+
+
+def inverse_inertia(model, q, qdot=None, h=None):
+    """Algorithm 10's preprocessing at ``q``: an :class:`InverseInertia` with ``inv @ x = M_r^{-1} x``.
+
+    With a step ``h``, ``inv @ x`` is instead the preconditioner of the linearly implicit Euler
+    step (Eq. 2.86, :func:`redmax_edu.dynamics.linearly_implicit_euler_step`),
+
+        (M_r - h df/dqdot - h^2 df/dq)^{-1} x,    df/dqdot = J^T D_m J - D_r,   df/dq = J^T K_m J - K_r,
+
+    where the joint dampers ``D_r`` and springs ``K_r`` enter fully (Alg. 10, line 6) but of the
+    maximal ``D_m = df_m/dphi`` and ``K_m = df_m/dq`` only the 6x6 blocks of each body on its
+    own (line 7): a force coupling two bodies (a spring between them) would couple two
+    branches of the tree, which the recursion cannot express. With body damping and forces
+    acting on one body each, it is the exact matrix of the step. (Alg. 10 writes the reduced
+    terms as ``h D_r - h^2 K_r``, in the sign convention of Eq. 2.86; with the positive
+    stiffness ``K_r`` of Eq. 2.85 it is ``+ h^2 K_r``, as in Eq. 2.84 and here.)
+
+    Parameters
+    ----------
+    model : Model
+        Without deformable bodies.
+    q : array_like, shape (nq,)
+    qdot : array_like, shape (nq,), optional
+        Needed with ``h``: ``D_m`` and ``K_m`` are taken at ``(q, qdot)``.
+    h : float, optional
+        The step size (> 0) of the preconditioner; without it, ``M_r^{-1}``.
+
+    Returns
+    -------
+    InverseInertia
+
+    Examples
+    --------
+    For one hinge, ``M_r`` is ``I + m L^2 = 2.01``; a damper of 0.5 adds ``h D = 0.005`` at 10 ms.
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0  # a 2 kg bob 1 m below a hinge about y
+    >>> pendulum = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3),
+    ...                        damping=0.5)])
+    >>> inverse_inertia(pendulum, [0.3]) @ [2.01]
+    array([1.])
+    >>> inverse_inertia(pendulum, [0.3], [0.0], h=0.01) @ [2.015]
+    array([1.])
+    """
+    _check_rigid(model, "inverse_inertia", "mass_matrix")
+    P_m = P_r = None
+    if h is None:
+        q = model.check_state(q)
+        kin = forward_kinematics(model, q)
+    else:
+        h = as_scalar(h, "h", minimum=0.0, strict=True)
+        if qdot is None:
+            raise ValueError("argument 'qdot' is needed with 'h': the maximal damping and stiffness of "
+                             "the preconditioner are taken at (q, qdot)")
+        q, qdot = model.check_state(q, qdot)
+        kin = forward_kinematics(model, q, qdot)
+        terms = maximal_forces(model, kin.E_wi, kin.phi, derivatives=True)
+        own = np.arange(model.n)                                  # each body's own 6x6 block
+        P_m = -(h * terms.D + h * h * terms.K).reshape(model.n, 6, model.n, 6)[own, :, own, :]   # line 7
+        P_r = [np.diag(h * model.damping[s] + h * h * model.stiffness[s]) for s in model.dofs]  # line 6
+    return InverseInertia(model, _articulated_inertias(model, q, kin, P_m=P_m, P_r=P_r))
+
+
+def inverse_inertia_product(model, q, x, qdot=None, h=None):
+    """``M_r^{-1} x`` by Algorithm 10 (``x`` of shape (nq,) or (nq, k)); ``inverse_inertia(...) @ x``.
+
+    See :func:`inverse_inertia` for ``qdot`` and ``h`` (the preconditioner form). To apply the
+    same inverse to many vectors, keep the :class:`InverseInertia` instead.
+
+    Examples
+    --------
+    Identity columns give the whole inverse, here of a single hinge:
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0  # a 2 kg bob 1 m below a hinge about y
+    >>> pendulum = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3))])
+    >>> inverse_inertia_product(pendulum, [0.3], np.eye(1)).round(6)
+    array([[0.497512]])
+    """
+    return inverse_inertia(model, q, qdot, h) @ x

@@ -13,7 +13,9 @@ import pytest
 from redmax_edu import scenes
 from redmax_edu.viz import gallery
 
-BUILT = [e.id for e in scenes.catalogue() if e.supported]
+#: The scenes of the gallery pages, whose sentences these tests check: the scenes without
+#: constraints (the constrained, prescribed and frictional ones have their own page).
+BUILT = [-1, 0, 1, 2, 3, 5, 10, 11, 12, 14, 16, 17, 18, 19, 21, 22, 23, 24, 25, 26, 35]
 CONSERVATIVE = [i for i in BUILT if scenes.scene(i).conservative]
 FALLS = [-1, 0, 1, 2, 12, 18, 21, 35]
 RISES = [3, 14, 16, 17, 19, 22, 23, 25, 26]

@@ -112,3 +112,17 @@ def test_recursive_inverse_dynamics_matches_pinocchio(case, k):
     s = {key: np.asarray(value, dtype=float) for key, value in states[k].items()}
     tau = recursive_inverse_dynamics(model, s["q"], s["qdot"], s["qddot_in"])
     assert relative_error(tau, s["tau_id"]) < TOL
+
+
+@pytest.mark.parametrize("case, k", [pytest.param(case, k, id=f"{case}-state{k}")
+                                     for case, (_, states) in _MODELS.items() for k in range(len(states))])
+def test_recursive_forward_dynamics_and_inverse_inertia_match_pinocchio(case, k):
+    """§2.12-2.13: recursive forward dynamics (Alg. 9) gives Pinocchio's ABA accelerations, and
+    the inverse inertia (Alg. 10) of identity columns its ``dqddot/dtau = M^-1``, to 1e-10."""
+    from redmax_edu.recursive import inverse_inertia, recursive_forward_dynamics
+
+    model, states = _MODELS[case]
+    s = {key: np.asarray(value, dtype=float) for key, value in states[k].items()}
+    assert relative_error(recursive_forward_dynamics(model, s["q"], s["qdot"], s["tau"]), s["qddot"]) < TOL
+    M_inv = inverse_inertia(model, s["q"]) @ np.eye(model.nq)
+    assert relative_error(M_inv, s["dqddot_dtau"]) < TOL

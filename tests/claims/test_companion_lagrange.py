@@ -20,6 +20,7 @@ from redmax_edu.joints import Revolute
 from redmax_edu.kinematics import body_poses
 from redmax_edu.lagrange import chain_lagrangian, model_links, planar_two_link
 from redmax_edu.model import Body, Model
+from redmax_edu.recursive import recursive_inverse_dynamics
 
 
 def arm(axes, lengths, masses, gravity=(0.0, -9.81, 0.0)):
@@ -157,8 +158,9 @@ def test_holding_torques(tip_setup):
     assert tau[0] > 3 * tau[1:].max()
 
 
-def test_inverse_forward_round_trip(arms):
-    """Page, round trip: forward(inverse(qddot)) = qddot and tau = M qddot + C qdot + g, to 1e-10."""
+def test_recursive_inverse_dynamics_round_trip(arms):
+    """Page, two passes and a round trip: the recursive tau equals the dense one and
+    M qddot + C qdot + g, and forward(tau) = qddot, all to 1e-10."""
     models, _, numeric = arms
     rng = np.random.default_rng(1)
     for name, model in models.items():
@@ -166,7 +168,8 @@ def test_inverse_forward_round_trip(arms):
         for _ in range(20):
             q, qdot = rng.uniform(-np.pi, np.pi, model.nq), rng.standard_normal(model.nq)
             qddot = rng.standard_normal(model.nq)
-            tau = inverse_dynamics(model, q, qdot, qddot)
+            tau = recursive_inverse_dynamics(model, q, qdot, qddot)
+            assert np.abs(tau - inverse_dynamics(model, q, qdot, qddot)).max() < 1e-10, name
             assert np.abs(forward_dynamics(model, q, qdot, tau) - qddot).max() < 1e-10, name
             lag = f["M"](q) @ qddot + f["C"](q, qdot) @ qdot + f["g"](q)
             assert np.abs(tau - lag).max() < 1e-10, name

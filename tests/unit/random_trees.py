@@ -5,12 +5,20 @@ basic families (revolute, prismatic, planar, translational, fixed) in a random o
 random joint and body offsets from :func:`redmax_edu.lie.random_transform`, random joint
 axes and a random but physical inertia (positive principal moments that satisfy the
 triangle inequality), so every term of the dynamics is exercised.
+
+``every_joint_tree(rng)`` puts one body on every joint type of the library (every Euler chart,
+both free-3D orders, composites, splines) in a random branching tree at a random state, and
+``with_springs(rng, model)`` adds every kind of force the dynamics knows (joint springs and
+dampers, body damping, a spring between two bodies).
 """
+
+from dataclasses import replace
 
 import numpy as np
 
 from redmax_edu.joints import Fixed, Planar, Prismatic, Revolute, Translational
 from redmax_edu.lie import random_rotation, random_transform
+from redmax_edu.maximal.forces import Attachment, PointSpring
 from redmax_edu.model import Body, Model
 
 KINDS = ("revolute", "prismatic", "planar", "translational", "fixed")
@@ -52,3 +60,45 @@ def random_tree(rng, n=6, kinds=KINDS, branching=True, **model_options):
 def random_state(rng, model, scale=1.0):
     """Random ``(q, qdot)``, each of shape (model.nq,)."""
     return scale * rng.standard_normal(model.nq), scale * rng.standard_normal(model.nq)
+
+
+def every_joint_tree(rng, skip=(), away_from_singularities=False, **model_options):
+    """A branching tree with one body on every joint type of the library (every chart too),
+    except the ``skip`` names of ``test_joints.all_joints``, and a random state ``(q, qdot)``.
+
+    With ``away_from_singularities``, each joint's coordinates are redrawn until its ``S`` has
+    singular values within a factor 15 of each other: near a chart singularity (an Euler chart's
+    gimbal lock) ``M_r`` has a condition number of 1e8 and more, and two exact ways of solving
+    with it differ by round-off times that number.
+    """
+    from .test_joints import all_joints
+    from .test_joints import random_state as random_joint_state
+
+    bodies, q, qdot = [], [], []
+    joints = [(name, joint) for name, joint in sorted(all_joints(rng).items()) if name not in skip]
+    for i, (name, joint) in enumerate(joints):
+        parent = -1 if i == 0 else int(rng.integers(i))
+        mass, inertia = random_inertia(rng)
+        bodies.append(Body(f"{name}", parent, joint, random_transform(rng, 0.3), random_transform(rng, 0.3),
+                           mass, inertia))
+        qi, vi = random_joint_state(joint, rng)
+        while away_from_singularities and joint.ndof and _spread(joint.S(qi)) > 15.0:
+            qi, vi = random_joint_state(joint, rng)
+        q.append(qi)
+        qdot.append(vi)
+    return Model(bodies, **model_options), np.concatenate(q), np.concatenate(qdot)
+
+
+def _spread(S):
+    """Largest over smallest singular value of a joint Jacobian."""
+    sv = np.linalg.svd(S, compute_uv=False)
+    return sv[0] / sv[-1]
+
+
+def with_springs(rng, model):
+    """``model`` with random joint springs and dampers, body damping and a point spring from the
+    first body to the last: every force term of the reduced dynamics."""
+    bodies = [replace(b, stiffness=rng.uniform(0, 5, b.joint.ndof), damping=rng.uniform(0, 1, b.joint.ndof),
+                      body_damping=0.1) for b in model.bodies]
+    spring = PointSpring(Attachment(0, [0.1, 0, 0]), Attachment(model.n - 1, [0, 0.1, 0]), stiffness=20.0)
+    return Model(bodies, model.gravity, forces=[spring])

@@ -1,5 +1,7 @@
 """Unit tests of redmax_edu.integrators: simulate() with RK45 and linearly implicit Euler."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
@@ -147,6 +149,31 @@ def test_rk45_conserves_energy_to_about_its_tolerance(double_pendulum):
     drift = [np.abs(tr.H - tr.H[0]).max() / tr.T.max() for tr in (loose, tight)]
     assert drift[0] < 1e-4
     assert drift[1] < 1e-3 * drift[0]
+
+
+def test_recursive_rk45_follows_the_dense_rk45_on_a_chain():
+    """Reference type 1 against type 2 on a damped, sprung four-link chain: the two right-hand
+    sides agree to round-off (1e-14), so the solver takes the same steps and the trajectories
+    agree far inside its tolerances (atol 1e-6); 1e-9 would still catch any wrong term."""
+    links = [_link("l0", -1)] + [_link(f"l{k}", k - 1, axis=(0, 0.6, 0.8) if k % 2 else (1, 0, 0), offset=0.3)
+                                 for k in range(1, 4)]
+    links = [replace(b, stiffness=0.5, damping=0.05, body_damping=0.01) for b in links]
+    chain = Model(links)
+    q0, qdot0 = np.array([0.4, -0.3, 0.2, 0.5]), np.array([0.0, 1.0, -0.5, 0.3])
+    dense = simulate(chain, q0, qdot0, (0.0, 1.0))
+    recursive = simulate(chain, q0, qdot0, (0.0, 1.0), "rk45_recursive")
+    assert recursive.method == "rk45_recursive" and recursive.nsteps == dense.nsteps
+    np.testing.assert_allclose(recursive.q, dense.q, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(recursive.qdot, dense.qdot, rtol=0, atol=1e-9)
+    assert np.abs(dense.q[-1] - q0).max() > 0.1  # the chain does move
+
+
+def test_recursive_rk45_refuses_deformable_bodies_by_name():
+    from .test_deformable import deformable_model
+
+    model = deformable_model(np.random.default_rng(0))
+    with pytest.raises(ValueError, match="'method'.*deformable"):
+        simulate(model, model.coordinates(), np.zeros(model.nq), (0.0, 0.1), "rk45_recursive")
 
 
 def test_linearly_implicit_euler_is_first_order(double_pendulum):

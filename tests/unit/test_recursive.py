@@ -2,6 +2,9 @@
 
 Error measure: ``max|a - b| / max(1, max|b|)``. Both paths are exact, so they agree to round-off
 (~1e-14 here); 1e-10 leaves room for it, while a dropped term shows up at O(1e-1).
+Forward dynamics, hybrid dynamics and the inverse inertia solve with ``M_r``, so their round-off
+grows with its condition number: their trees keep every joint away from its chart
+singularities (``cond M_r`` ~1e6, differences ~1e-12; at gimbal lock it reaches 1e8 and more).
 """
 
 from dataclasses import replace
@@ -9,16 +12,33 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from redmax_edu.dynamics import inverse_dynamics
-from redmax_edu.jacobian import jacobian_and_derivative
-from redmax_edu.lie import ad_unchecked, random_transform
-from redmax_edu.maximal.forces import Attachment, PointSpring
+import redmax_edu.recursive as recursive
+from redmax_edu.dynamics import (
+    SingularMassMatrixError,
+    _assemble,
+    forward_dynamics,
+    inverse_dynamics,
+    mass_matrix,
+    reduced_forces,
+)
+from redmax_edu.jacobian import jacobian, jacobian_and_derivative
+from redmax_edu.joints import Revolute
+from redmax_edu.lie import ad_unchecked
 from redmax_edu.model import Body, Model
-from redmax_edu.recursive import body_accelerations, recursive_inverse_dynamics
+from redmax_edu.recursive import (
+    body_accelerations,
+    inverse_inertia,
+    inverse_inertia_product,
+    recursive_forward_dynamics,
+    recursive_hybrid_dynamics,
+    recursive_inverse_dynamics,
+)
 
-from .random_trees import random_inertia, random_state, random_tree
-from .test_joints import all_joints
-from .test_joints import random_state as random_joint_state
+from .random_trees import every_joint_tree, random_state, random_tree, with_springs
+from .test_deformable import deformable_model
+
+#: The 7-coordinate composite moves a body along only 6 directions: M_r is singular with it.
+DEPENDENT = ("composite_mixed",)
 
 TOL = 1e-10
 
@@ -27,29 +47,12 @@ def relative_error(a, b):
     return float(np.abs(a - b).max() / max(1.0, np.abs(b).max()))
 
 
-def every_joint_tree(rng, **model_options):
-    """A branching tree with one body on every joint type of the library (every chart too)."""
-    bodies, q, qdot = [], [], []
-    for i, (name, joint) in enumerate(sorted(all_joints(rng).items())):
-        parent = -1 if i == 0 else int(rng.integers(i))
-        mass, inertia = random_inertia(rng)
-        bodies.append(Body(f"{name}", parent, joint, random_transform(rng, 0.3), random_transform(rng, 0.3),
-                           mass, inertia))
-        qi, vi = random_joint_state(joint, rng)
-        q.append(qi)
-        qdot.append(vi)
-    return Model(bodies, **model_options), np.concatenate(q), np.concatenate(qdot)
-
-
 @pytest.fixture(params=range(3), ids=lambda k: f"seed{k}")
 def case(request):
     """A tree of every joint type with joint springs and dampers and a point spring, at a random state."""
     rng = np.random.default_rng(request.param)
     model, q, qdot = every_joint_tree(rng)
-    bodies = [replace(b, stiffness=rng.uniform(0, 5, b.joint.ndof), damping=rng.uniform(0, 1, b.joint.ndof),
-                      body_damping=0.1) for b in model.bodies]
-    spring = PointSpring(Attachment(0, [0.1, 0, 0]), Attachment(model.n - 1, [0, 0.1, 0]), stiffness=20.0)
-    model = Model(bodies, forces=[spring])
+    model = with_springs(rng, model)
     return model, q, qdot, rng.standard_normal(model.nq)
 
 
@@ -95,8 +98,6 @@ def test_the_comparison_catches_a_dropped_velocity_product(case, monkeypatch):
 def test_bad_input_names_the_argument(args, name):
     T = np.eye(4)
     T[2, 3] = -1.0
-    from redmax_edu.joints import Revolute
-
     pendulum = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3))])
     with pytest.raises(ValueError, match=name):
         recursive_inverse_dynamics(pendulum, *args)
@@ -105,3 +106,221 @@ def test_bad_input_names_the_argument(args, name):
 def test_a_non_model_is_refused():
     with pytest.raises(ValueError, match="model"):
         recursive_inverse_dynamics("pendulum", [0.0], [0.0], [0.0])
+
+
+# --- Algorithm 9: recursive forward and hybrid dynamics -----------------------------------------
+@pytest.fixture(params=range(3), ids=lambda k: f"seed{k}")
+def solvable(request):
+    """A tree of every joint type with independent coordinates, every kind of force, a random
+    state away from chart singularities and random joint forces."""
+    rng = np.random.default_rng(10 + request.param)
+    model, q, qdot = every_joint_tree(rng, skip=DEPENDENT, away_from_singularities=True)
+    model = with_springs(rng, model)
+    return model, q, qdot, rng.standard_normal(model.nq), rng
+
+
+def test_recursive_forward_dynamics_equals_the_dense_one(solvable):
+    model, q, qdot, tau, _ = solvable
+    dense = forward_dynamics(model, q, qdot, tau)
+    assert relative_error(recursive_forward_dynamics(model, q, qdot, tau), dense) < TOL
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_recursive_forward_dynamics_on_random_chains_and_trees(seed):
+    rng = np.random.default_rng(300 + seed)
+    model = random_tree(rng, n=10, branching=seed % 2 == 0)
+    q, qdot = random_state(rng, model)
+    assert relative_error(recursive_forward_dynamics(model, q, qdot), forward_dynamics(model, q, qdot)) < TOL
+
+
+def _prescribed_rows(model, bodies):
+    """The coordinates of the joints of ``bodies`` (a boolean mask of length nq)."""
+    rows = np.zeros(model.nq, dtype=bool)
+    for i in bodies:
+        rows[model.dofs[i]] = True
+    return rows
+
+
+def _dense_hybrid(model, q, qdot, tau, rows, accelerations):
+    """Eq. (2.113), G the identity rows of the prescribed coordinates: M a = f + tau + G^T lam, G a = a_p."""
+    M, f = mass_matrix(model, q), reduced_forces(model, q, qdot, tau)
+    G = np.eye(model.nq)[rows]
+    kkt = np.block([[M, -G.T], [G, np.zeros((len(G), len(G)))]])
+    solution = np.linalg.solve(kkt, np.concatenate([f, accelerations]))
+    return solution[:model.nq], solution[model.nq:]
+
+
+def _some_joints(model, rng):
+    """A third of the moving joints, the root's among them (its torque carries the whole tree)."""
+    moving = [i for i in range(model.n) if model.bodies[i].joint.ndof]
+    return sorted({0, *rng.choice(moving, len(moving) // 3, replace=False).tolist()})
+
+
+def test_hybrid_dynamics_equals_the_dense_kkt_solution(solvable):
+    model, q, qdot, tau, rng = solvable
+    bodies = _some_joints(model, rng)
+    given = {model.names[i]: rng.standard_normal(model.bodies[i].joint.ndof) for i in bodies}
+    rows = _prescribed_rows(model, bodies)
+    a_p = np.concatenate([given[model.names[i]] for i in bodies])
+    dense, multipliers = _dense_hybrid(model, q, qdot, tau, rows, a_p)
+    qddot, torques = recursive_hybrid_dynamics(model, q, qdot, tau, prescribed=given)
+    assert relative_error(qddot, dense) < TOL
+    assert np.array_equal(qddot[rows], a_p)
+    needed = np.concatenate([torques[model.names[i]] for i in bodies])
+    # the torques are what inverse dynamics asks of those joints; the KKT multiplier is the part
+    # beyond the torque tau already applied there
+    assert relative_error(needed, inverse_dynamics(model, q, qdot, qddot)[rows]) < TOL
+    assert relative_error(needed - tau[rows], multipliers) < TOL
+
+
+def test_hybrid_dynamics_with_every_joint_prescribed_is_inverse_dynamics(solvable):
+    model, q, qdot, tau, rng = solvable
+    qddot_in = rng.standard_normal(model.nq)
+    given = {i: qddot_in[model.dofs[i]] for i in range(model.n)}
+    qddot, torques = recursive_hybrid_dynamics(model, q, qdot, tau, prescribed=given)
+    assert np.array_equal(qddot, qddot_in)
+    tau_id = np.concatenate([torques[i] for i in range(model.n)])
+    assert relative_error(tau_id, recursive_inverse_dynamics(model, q, qdot, qddot_in)) < TOL
+
+
+def test_the_comparison_catches_an_unprojected_articulated_inertia(solvable, monkeypatch):
+    """Pi_j = M_hat_j for a free joint too (line 14 without its projection): the accelerations are off."""
+    model, q, qdot, tau, _ = solvable
+    dense = forward_dynamics(model, q, qdot, tau)
+    right = recursive._articulated_inertias
+
+    def unprojected(model, q, kin, prescribed=(), P_m=None, P_r=None):
+        art = right(model, q, kin, prescribed=range(model.n))            # Pi_i = M_hat_i everywhere
+        SM = [S.T @ M for S, M in zip(art.S, art.M_hat, strict=True)]
+        Psi = [np.linalg.inv(SM_i @ S) for SM_i, S in zip(SM, art.S, strict=True)]
+        U = [M @ S @ P for M, S, P in zip(art.M_hat, art.S, Psi, strict=True)]
+        return replace(art, Psi=Psi, U=U, SM=SM)
+
+    monkeypatch.setattr(recursive, "_articulated_inertias", unprojected)
+    assert relative_error(recursive.recursive_forward_dynamics(model, q, qdot, tau), dense) > 1e-3
+
+
+def test_a_joint_with_dependent_coordinates_is_named():
+    """Seven coordinates for six directions of motion: S^T M_hat S is singular at that joint."""
+    model, q, qdot = every_joint_tree(np.random.default_rng(0))
+    with pytest.raises(SingularMassMatrixError, match="'composite_mixed' has dependent coordinates: its S "
+                                                      "has rank 6 < 7"):
+        recursive_forward_dynamics(model, q, qdot)
+    with pytest.raises(SingularMassMatrixError, match="'composite_mixed'"):
+        inverse_inertia(model, q)
+
+
+@pytest.mark.parametrize("D", [[[2.5]], [[2.0, 0.5], [0.3, 1.0]], np.zeros((0, 0))],
+                         ids=["1x1", "2x2", "0x0"])
+def test_small_inverse_is_the_inverse(D):
+    D = np.array(D)
+    np.testing.assert_allclose(recursive._small_inverse(D) @ D, np.eye(len(D)), atol=1e-15)
+
+
+def test_small_inverse_of_a_zero_pivot_raises_like_lapack():
+    """A zero 1x1 pivot is left to LAPACK, which raises (a division would return inf silently)."""
+    with pytest.raises(np.linalg.LinAlgError):
+        recursive._small_inverse(np.zeros((1, 1)))
+
+
+def _pendulum():
+    T = np.eye(4)
+    T[2, 3] = -1.0
+    return Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3)),
+                  Body("tip", 0, Revolute([0, 1, 0]), T, T, 1.0, 0.01 * np.eye(3))])
+
+
+@pytest.mark.parametrize(("prescribed", "words"), [
+    ({"elbow": [1.0]}, "no body named 'elbow'"),
+    ({2: [1.0]}, "body index 2 does not exist"),
+    ({-1: [1.0]}, "'prescribed' must be >= 0"),
+    ({1.0: [1.0]}, "'prescribed' must be an integer"),
+    ({0: [1.0, 2.0]}, r"'prescribed\[0\]' must have shape \(1,\)"),
+    ({"tip": [np.nan]}, r"'prescribed\['tip'\]' contains NaN"),
+    ({0: [1.0], "bob": [1.0]}, "names body 'bob' twice"),
+    ([1.0, 2.0], "'prescribed' must be a dict"),
+])
+def test_a_bad_prescription_is_named(prescribed, words):
+    with pytest.raises(ValueError, match=words):
+        recursive_hybrid_dynamics(_pendulum(), [0.0, 0.0], [0.0, 0.0], prescribed=prescribed)
+
+
+def test_bad_joint_forces_are_named():
+    with pytest.raises(ValueError, match="'tau'"):
+        recursive_forward_dynamics(_pendulum(), [0.0, 0.0], [0.0, 0.0], [1.0])
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, q, v: recursive_forward_dynamics(m, q, v),
+    lambda m, q, v: recursive_hybrid_dynamics(m, q, v, prescribed={0: [0.0]}),
+    lambda m, q, v: recursive_inverse_dynamics(m, q, v, np.zeros(m.nq)),
+    lambda m, q, v: inverse_inertia(m, q),
+], ids=["forward", "hybrid", "inverse", "inverse_inertia"])
+def test_deformable_bodies_are_refused_by_name(call):
+    model = deformable_model(np.random.default_rng(0))
+    with pytest.raises(ValueError, match="argument 'model' has deformable bodies"):
+        call(model, model.coordinates(), np.zeros(model.nq))
+
+
+# --- Algorithm 10: the inverse inertia ----------------------------------------------------------
+def test_inverse_inertia_product_solves_with_the_mass_matrix(solvable):
+    model, q, _, x, rng = solvable
+    M = mass_matrix(model, q)
+    assert relative_error(inverse_inertia_product(model, q, x), np.linalg.solve(M, x)) < TOL
+    X = rng.standard_normal((model.nq, 3))
+    assert relative_error(inverse_inertia(model, q) @ X, np.linalg.solve(M, X)) < TOL
+
+
+def test_inverse_inertia_of_identity_columns_is_the_inverse_mass_matrix(solvable):
+    model, q, *_ = solvable
+    M_inv = np.linalg.inv(mass_matrix(model, q))
+    assert relative_error(inverse_inertia(model, q) @ np.eye(model.nq), M_inv) < TOL
+
+
+def _implicit_euler_matrix(model, q, qdot, h, body_blocks_only=False):
+    """``M_r - h df/dqdot - h^2 df/dq`` of the linearly implicit Euler step (Eq. 2.86); with
+    ``body_blocks_only``, the maximal K and D keep only each body's own 6x6 block (Alg. 10)."""
+    terms = _assemble(model, q, qdot, derivatives=True)
+    A = terms.M - h * terms.dfdv - h * h * terms.dfdq
+    if body_blocks_only:
+        from redmax_edu.dynamics import maximal_forces
+
+        kin = terms.kin
+        maximal = maximal_forces(model, kin.E_wi, kin.phi, derivatives=True)
+        coupling = np.kron(1 - np.eye(model.n), np.ones((6, 6)))   # the blocks between two bodies
+        J = jacobian(model, q)
+        A = A + J.T @ ((h * maximal.D + h * h * maximal.K) * coupling) @ J
+    return A
+
+
+def test_preconditioner_is_the_implicit_euler_matrix_with_body_damping(solvable):
+    """Joint springs and dampers and body damping only: the maximal D is block-diagonal, K zero."""
+    model, q, qdot, x, _ = solvable
+    model = model.with_forces([])
+    h = 0.01
+    A = _implicit_euler_matrix(model, q, qdot, h)
+    assert relative_error(inverse_inertia_product(model, q, x, qdot, h=h), np.linalg.solve(A, x)) < TOL
+
+
+def test_preconditioner_keeps_the_body_blocks_of_a_spring_between_bodies(solvable):
+    """With a spring between two bodies, Alg. 10 solves with the matrix whose maximal K and D
+    lose their off-diagonal blocks; the step's full matrix differs."""
+    model, q, qdot, x, _ = solvable
+    h = 0.05
+    approximate = inverse_inertia(model, q, qdot, h=h) @ x
+    A_blocks = _implicit_euler_matrix(model, q, qdot, h, body_blocks_only=True)
+    assert relative_error(approximate, np.linalg.solve(A_blocks, x)) < TOL
+    exact = np.linalg.solve(_implicit_euler_matrix(model, q, qdot, h), x)
+    assert relative_error(approximate, exact) > 1e-6
+
+
+def test_preconditioner_needs_the_velocities():
+    with pytest.raises(ValueError, match="'qdot'"):
+        inverse_inertia(_pendulum(), [0.0, 0.0], h=0.01)
+    with pytest.raises(ValueError, match="'h'"):
+        inverse_inertia(_pendulum(), [0.0, 0.0], [0.0, 0.0], h=-0.01)
+
+
+def test_inverse_inertia_names_a_right_hand_side_of_the_wrong_length():
+    with pytest.raises(ValueError, match="'x'"):
+        inverse_inertia(_pendulum(), [0.0, 0.0]) @ np.zeros(3)
