@@ -49,8 +49,7 @@ Where this module departs from the writeup's formulas, and why:
   (maximal) QP with the external rows. Its external impulses are not the reduced QP's (free
   bodies need different impulses than an articulated chain), so the difference of the two
   velocities mixes the joints' reactions with the difference of two external impulses. We
-  subtract the reduced solve's own external impulse instead, and need no maximal QP. The
-  reduced solve is a KKT solve on the rows that push (a QP only finds them when they change).
+  subtract the reduced solve's own external impulse instead, and need no maximal QP.
 * The regulariser of Eq. (2.125) and the convergence test are relative (units-free): ``reg``
   times the mean diagonal of ``N M^-1 N^T``, and ``||f - f_0||_{M^-1} <= tol ||f||_{M^-1}``.
 """
@@ -63,7 +62,7 @@ import numpy as np
 
 from ._validate import as_index, as_real, as_scalar
 from .constraints import DEFAULT_BAUMGARTE
-from .dynamics import _assemble, _euler_system, _solve_checked
+from .dynamics import _assemble, _euler_system, _inequality_qp, _solve_checked
 from .lie import adjoint_unchecked, gamma, inv_se3_unchecked
 from .maximal.constraints import pyramid_directions
 from .maximal.solve import contact_qp, kkt_solve, projected_gauss_seidel
@@ -733,10 +732,11 @@ def tangent_rows(E, body, point, normal):
 def external_constraints(model, q, qdot, h, *, t=0.0, gamma_=DEFAULT_BAUMGARTE[2], loop_friction=None):
     """The model's constraints (``model.constraints``) as :class:`ExternalConstraints` for a BISP step.
 
-    Each constraint's rows at ``(q, qdot)`` and time ``t`` (:mod:`redmax_edu.constraints`) with
-    the velocity-level right-hand side of the Euler step, ``w + h dw/dt - gamma g`` (Baumgarte,
-    Eq. 1.97); equalities always, inequalities where they touch or are violated (``g <= 0``).
-    A :class:`redmax_edu.constraints.FloorContact` with ``mu > 0`` brings its two tangent rows at
+    The rows and right-hand sides of the Euler step (:func:`redmax_edu.constraints.assemble_constraints`
+    and :meth:`~redmax_edu.constraints.ConstraintRows.velocity_rhs`, Baumgarte's ``gamma_``), with
+    each row's part on the body twists kept apart (:class:`ExternalConstraints` needs it to tell
+    the external impulses from the joints' reactions). A
+    :class:`redmax_edu.constraints.FloorContact` with ``mu > 0`` brings its two tangent rows at
     the sphere's lowest point (:func:`tangent_rows`); ``loop_friction`` maps the index of a
     :class:`redmax_edu.constraints.Loop` with a hinge ``axis`` to ``(mu, Cylinder)``, the
     friction of that closing hinge (:class:`LoopFriction`).
@@ -755,49 +755,42 @@ def external_constraints(model, q, qdot, h, *, t=0.0, gamma_=DEFAULT_BAUMGARTE[2
     >>> ext.C.shape, ext.tangents.shape, ext.mu
     ((1, 6), (2, 6), array([0.5]))
     """
-    from .constraints import FloorContact, Loop
+    from .constraints import FloorContact, Loop, assemble_constraints
+    from .jacobian import fill_jacobian
     from .kinematics import forward_kinematics
 
     model = check_model(model)
     q, qdot = model.check_state(q, qdot)
     kin = forward_kinematics(model, q, qdot)
+    J, Jdot = fill_jacobian(model, kin, with_derivative=True)
+    rows = assemble_constraints(model, q, qdot, kin, J, Jdot, t)
+    rhs = rows.velocity_rhs(h, gamma_)
+    G_m = np.zeros((len(rhs), 6 * model.n))                  # each row's part on the twists
+    for c, block in zip(model.constraints, rows.blocks, strict=True):
+        for body, part in c.rows(model, q, qdot, kin, t).G_m.items():
+            G_m[block, 6 * body: 6 * body + 6] = part
+    eq, ineq = ~rows.inequality, rows.inequality
+    at = np.cumsum(eq) - 1, np.cumsum(ineq) - 1                # a row's index among its kind
     loop_friction = {} if loop_friction is None else dict(loop_friction)
-    rows = {True: [], False: []}                      # inequality -> list of (G_m, G_r, rhs)
-    count = {True: 0, False: 0}
-    tangents, tangent_of, mu, loops = [], [], [], []
-    for k, c in enumerate(model.constraints):
-        r = c.rows(model, q, qdot, kin, t)
-        G_m = np.zeros((len(r.bias), 6 * model.n))
-        for body, block in r.G_m.items():
-            G_m[:, 6 * body: 6 * body + 6] = block
-        G_r = np.zeros((len(r.bias), model.nq)) if r.G_r is None else r.G_r
-        rhs = r.w + h * r.wdot - gamma_ * r.error
-        keep = r.error <= 0.0 if c.inequality else np.ones(len(rhs), bool)
+    tangents, tangent_of, loops = [], [], []
+    for k, (c, block) in enumerate(zip(model.constraints, rows.blocks, strict=True)):
         if k in loop_friction:
             if not isinstance(c, Loop) or c.axis is None:
                 raise ValueError(f"argument 'loop_friction': constraints[{k}] ({c.describe(model)}) is "
                                  "not a loop closure about a hinge axis")
-            own = range(count[False], count[False] + len(rhs))
             mu_k, geometry = loop_friction.pop(k)
+            own = at[0][block]
             loops.append(LoopFriction.hinge(kin.E_wi, own, c.a, c.point_a, c.axis, c.b, mu_k, geometry))
-        if c.inequality and isinstance(c, FloorContact) and c.mu > 0 and keep.any():
+        if isinstance(c, FloorContact) and c.mu > 0:
             tangents.append(tangent_rows(kin.E_wi, c.body, c.contact_point(kin.E_wi[c.body]), c.normal))
-            tangent_of += [count[True]] * 2
-        if c.inequality:
-            mu += [getattr(c, "mu", 0.0)] * int(keep.sum())
-        rows[c.inequality].append((G_m[keep], G_r[keep], rhs[keep]))
-        count[c.inequality] += int(keep.sum())
+            tangent_of += [int(at[1][block.start])] * 2
     if loop_friction:
         raise ValueError(f"argument 'loop_friction': constraints {sorted(loop_friction)} do not exist")
-
-    def stacked(inequality, part, empty):
-        return np.concatenate([np.zeros(empty)] + [r[part] for r in rows[inequality]])
-
-    n6, nq = 6 * model.n, model.nq
-    return ExternalConstraints(model.n, G=stacked(False, 0, (0, n6)), G_r=stacked(False, 1, (0, nq)),
-                               g=stacked(False, 2, 0), C=stacked(True, 0, (0, n6)),
-                               C_r=stacked(True, 1, (0, nq)), c=stacked(True, 2, 0),
-                               tangents=np.vstack(tangents) if tangents else None,
+    mu = [getattr(c, "mu", 0.0) for c, block in zip(model.constraints, rows.blocks, strict=True)
+          for _ in range(block.stop - block.start) if c.inequality]
+    G_r = rows.G - G_m @ J                                     # the rows' direct part on qdot
+    return ExternalConstraints(model.n, G=G_m[eq], g=rhs[eq], G_r=G_r[eq], C=G_m[ineq], c=rhs[ineq],
+                               C_r=G_r[ineq], tangents=np.vstack(tangents) if tangents else None,
                                tangent_of=np.array(tangent_of, int) if tangents else None,
                                mu=np.array(mu), loops=loops)
 
@@ -911,32 +904,22 @@ def _block_diag(blocks):
     return out.reshape(6 * n, 6 * n)
 
 
-def _reduced_solve(model, q, A, rhs, G, g, C, c, pushing):
-    """``A x = rhs + G^T lam_G + C^T lam_C`` with ``G x = g``, ``C x >= c``, ``lam_C >= 0`` (complementary).
+def _reduced_solve(model, q, A, rhs, G, g, C, c):
+    """``A x = rhs + G^T lam_G + C^T lam_C`` with ``G x = g``, ``C x >= c``, ``lam_C >= 0``.
 
-    First a KKT solve with the equalities and the inequality rows guessed to push (``pushing``,
-    the previous iteration's); if that guess fails (a negative impulse, a violated row) the QP
-    of :func:`redmax_edu.maximal.solve.contact_qp` finds the pushing rows, and a KKT solve on
-    them makes its interior-point answer exact. Returns ``x, lam_G, lam_C``.
+    A KKT solve with the equalities, and, when an inequality row is violated, the exact
+    active-set QP of the Euler step (:func:`redmax_edu.dynamics.linearly_implicit_euler_step`,
+    Eq. 2.112). Returns ``x, lam_G, lam_C``.
     """
-    def kkt(push):
-        rows, r = np.vstack([G, C[push]]), np.concatenate([g, c[push]])
-        if len(rows):
-            sol = kkt_solve(A, rhs, rows, r)
-            x, lam = sol.phi, sol.lam_G
-        else:
-            x, lam = _solve_checked(model, q, A, rhs, "the matrix M_r - h df/dqdot - h^2 df/dq"), r
-        lam_C = np.zeros(len(C))
-        lam_C[push] = lam[len(G):]
-        ok = (lam_C >= 0).all() and (C @ x >= c - 1e-10 * (1.0 + np.abs(c))).all()
-        return ok, x, lam[:len(G)], lam_C
-
-    ok, x, lam_G, lam_C = kkt(pushing)
-    if ok:
-        return x, lam_G, lam_C
-    qp = contact_qp(A, rhs, G=G, r_G=g, N=C, r_N=c)
-    ok, x, lam_G, lam_C = kkt(qp.alpha > 1e-9 * max(qp.alpha.max(), 1e-300))
-    return (x, lam_G, lam_C) if ok else (qp.phi, qp.lam_G, qp.alpha)
+    lam_G, lam_C = np.zeros(len(G)), np.zeros(len(C))
+    if len(G):
+        sol = kkt_solve(A, rhs, G, g)
+        x, lam_G = sol.phi, sol.lam_G
+    else:
+        x = _solve_checked(model, q, A, rhs, "the matrix M_r - h df/dqdot - h^2 df/dq of the step")
+    if len(C) and (C @ x < c - 1e-10 * (1.0 + np.abs(c))).any():
+        x, lam_G, lam_C = _inequality_qp(A, rhs, G, g, C, c)
+    return x, lam_G, lam_C
 
 
 def _body_accelerations(J, Jdot_qdot, qdot0, qdot1, h):
@@ -1046,12 +1029,10 @@ def bisp_step(model, q, qdot, h, friction, tau=None, external=None, *, f_beta=No
     forces, Jdot_qdot = terms.forces, terms.Jdot @ qdot
     f_beta = np.zeros(6 * n) if f_beta is None else as_real(f_beta, (6 * n,), "f_beta")
     f_c0, beta, bound, iteration = np.zeros((n, 6)), np.zeros(len(T_r)), np.zeros(len(T_r)), 0
-    lam_C = np.ones(len(C))                     # first guess: every touching contact pushes
     while True:
         iteration += 1
         # CONTACT: the reduced solve with the current friction (Eq. 2.124, 2.126)
-        qdot_con, lam_G, lam_C = _reduced_solve(model, q, A, b + h * J.T @ f_beta, G, ext.g, C, ext.c,
-                                                lam_C > 0)
+        qdot_con, lam_G, lam_C = _reduced_solve(model, q, A, b + h * J.T @ f_beta, G, ext.g, C, ext.c)
         phi_change = J @ (qdot_con - qdot)
         f_end = forces.f + forces.D @ phi_change + h * forces.K @ (J @ qdot_con)
         f_ext = (ext.G.T @ lam_G + ext.C.T @ lam_C) / h

@@ -432,7 +432,7 @@ def test_a_block_on_the_floor_sticks_below_mu_m_g_and_slides_above():
     for push in (0.5 * mu * m * G, 2.0 * mu * m * G):
         _, qdot, info = bisp_step(model, [0.0, 0.0], [0.0, 0.0], H, [], tau=[push, 0.0], external=ext)
         assert info.converged
-        # exact contact solve (KKT on the pushing rows): round-off
+        # the contact by an active-set QP, exact: round-off
         assert info.lam_C[0] == pytest.approx(H * m * G, rel=1e-12)
         assert qdot[0] / H == pytest.approx(max(0.0, push - mu * m * G) / m, abs=1e-12)
         assert abs(qdot[1]) < 1e-12
@@ -450,7 +450,7 @@ def test_a_spinning_rod_dragging_its_tip_on_the_floor_slows_by_coulomb_friction(
     _, qdot, info = bisp_step(model, [0.0, 0.0], [w, 0.0], H, friction, external=ext)
     I_z = 0.001 + rod_inertia[2, 2] + m * (L / 2) ** 2
     assert info.converged
-    # the contact is solved exactly (a KKT solve on the pushing rows): round-off
+    # the contact is solved exactly (an active-set QP): round-off
     assert info.lam_C[0] / H == pytest.approx(m * G / 2, rel=1e-12)
     assert (qdot[0] - w) / H == pytest.approx(-mu * (m * G / 2) * L / I_z, rel=1e-12)
     assert abs(qdot[1]) < 1e-12                                   # the rod stays on the floor
@@ -557,10 +557,9 @@ def _scene31(mu_floor):
 
 
 def test_bisp_with_the_models_constraints_and_no_friction_is_the_constrained_euler_step():
-    # the adapter external_constraints gives the Euler step's own rows: a loop (KKT, exact) and
-    # a floor contact that pushes. There the Euler step keeps the interior-point QP's answer,
-    # whose contact row is off by up to ~1e-3 of its value; BISP's KKT on the pushing row is
-    # exact, so the two agree to 1e-4 and BISP meets its row to round-off
+    # the adapter external_constraints gives the Euler step's own rows and BISP solves them the
+    # same way: a loop (a KKT solve) and a floor contact that pushes (the active-set QP); the
+    # same arithmetic up to the order of a few sums (round-off)
     model, q, loop = _four_bar()
     closed = model.with_constraints([loop])
     qdot = np.zeros(3)
@@ -576,11 +575,11 @@ def test_bisp_with_the_models_constraints_and_no_friction_is_the_constrained_eul
         ext = contact.external_constraints(model, q, qdot, H, gamma_=10.0)
         q1, qdot1, info = bisp_step(model, q, qdot, H, [], external=ext)
         ref_q, ref_qdot = linearly_implicit_euler_step(model, q, qdot, H, baumgarte=(5, 5, 10.0))
-        assert np.allclose(qdot1, ref_qdot, rtol=1e-4, atol=1e-4 * np.abs(ref_qdot).max())
+        assert np.allclose(qdot1, ref_qdot, rtol=1e-12, atol=1e-12 * np.abs(ref_qdot).max())
         if info.lam_C.any():
             pushed = True
             C = ext.reduced(_assemble(model, q, qdot).J)[1]
-            assert C @ qdot1 == pytest.approx(ext.c, rel=1e-12, abs=1e-15)
+            assert C @ qdot1 == pytest.approx(ext.c, rel=1e-9, abs=1e-12)       # the QP's accuracy
         q, qdot = q1, qdot1
     assert pushed
 
