@@ -65,7 +65,7 @@ from .constraints import DEFAULT_BAUMGARTE
 from .dynamics import _assemble, _euler_system, _inequality_qp, _solve_checked
 from .lie import adjoint_unchecked, gamma, inv_se3_unchecked
 from .maximal.constraints import pyramid_directions
-from .maximal.solve import contact_qp, kkt_solve, projected_gauss_seidel
+from .maximal.solve import kkt_solve, projected_gauss_seidel
 from .model import check_model
 
 __all__ = ["friction_qp", "SPResult", "staggered_projections", "Cylinder", "Sphere", "Box",
@@ -189,8 +189,8 @@ def staggered_projections(M, v_prev, f, h, N, T, mu, *, r_N=None, f_beta=None, t
     With ``v_unc = v_prev + h M^-1 f``, alternate
 
     * the contact QP (Eq. 2.120): normal impulses ``alpha >= 0`` with ``N v >= r_N`` and the
-      current friction force ``f_beta`` applied, solved through
-      :func:`redmax_edu.maximal.solve.contact_qp` (Clarabel); ``f_alpha = N^T alpha / h``;
+      current friction force ``f_beta`` applied, solved in its primal form (Eq. 1.94) by the
+      active-set QP of the library's Euler step, exact; ``f_alpha = N^T alpha / h``;
     * the convergence check ``||f_alpha - f_alpha^0||_{M^-1} <= tol ||f_alpha||_{M^-1}``;
     * the friction QP (Eq. 2.121) on the velocity ``v_unc + h M^-1 f_alpha``, with
       ``|beta| <= mu alpha`` (:func:`friction_qp`); ``f_beta = T^T beta / h``;
@@ -256,17 +256,17 @@ def staggered_projections(M, v_prev, f, h, N, T, mu, *, r_N=None, f_beta=None, t
     f_alpha0, beta, iteration = np.zeros(d), np.zeros(2 * k), 0
     while True:
         iteration += 1
-        sol = contact_qp(M, M @ v_unc + h * f_beta, N=N, r_N=r_N)     # line 11, Eq. (2.120)
-        f_alpha = N.T @ sol.alpha / h                                 # line 12
+        v, _, alpha = _inequality_qp(M, M @ v_unc + h * f_beta, np.zeros((0, d)), np.zeros(0), N, r_N)
+        f_alpha = N.T @ alpha / h                                     # lines 11-12, Eq. (2.120)
         change = np.sqrt((f_alpha - f_alpha0) @ Minv @ (f_alpha - f_alpha0))
         converged = change <= tol * np.sqrt(f_alpha @ Minv @ f_alpha)  # line 14
         if converged or iteration == max_iterations:
             break
         f_alpha0 = f_alpha
-        bound = np.repeat(mu * sol.alpha, 2)                          # line 19, Eq. (2.121)
+        bound = np.repeat(mu * alpha, 2)                              # line 19, Eq. (2.121)
         beta = friction_qp(W, T @ (v_unc + h * Minv @ f_alpha), bound, beta)
         f_beta = T.T @ beta / h                                       # line 20
-    return SPResult(sol.phi, sol.alpha, beta, f_alpha, f_beta, iteration, bool(converged))
+    return SPResult(v, alpha, beta, f_alpha, f_beta, iteration, bool(converged))
 
 
 # --------------------------------------------------------------------------- joint contact geometry
