@@ -141,12 +141,9 @@ def _parallel_rows(W, tol=1e-9):
     Rows ``t_i``, ``t_j`` are parallel in the metric of ``W`` when ``W_ij^2 = W_ii W_jj``.
     """
     d = np.diag(W)
-    group, scale = np.full(len(W), -1), np.zeros(len(W))
-    for i in range(len(W)):
-        if group[i] < 0:
-            members = (group < 0) & (np.abs(W[i] * W[i] - d[i] * d) <= tol * d[i] * d)
-            group[members], scale[members] = i, W[i, members] / d[i]
-    return group, scale
+    dd = np.outer(d, d)
+    group = np.argmax(np.abs(W * W - dd) <= tol * dd, axis=1)      # the first row parallel to each
+    return group, W[np.arange(len(W)), group] / d[group]
 
 
 def _norm_minv(Minv, f):
