@@ -247,6 +247,8 @@ def staggered_projections(M, v_prev, f, h, N, T, mu, *, r_N=None, f_beta=None, t
         raise ValueError(f"argument 'mu' must be >= 0, got {mu.tolist()}")
     r_N = np.zeros(k) if r_N is None else as_real(r_N, (k,), "r_N")
     f_beta = np.zeros(d) if f_beta is None else as_real(f_beta, (d,), "f_beta")
+    tol = as_scalar(tol, "tol", minimum=0.0)
+    max_iterations = as_index(max_iterations, "max_iterations", minimum=1)
     Minv = np.linalg.inv(0.5 * (M + M.T))
     v_unc = v_prev + h * Minv @ f                                     # Alg. 7, line 8
     W = T @ Minv @ T.T
