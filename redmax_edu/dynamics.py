@@ -276,7 +276,9 @@ class _Assembly:
     """``M_r`` and ``f_r`` (without ``tau``) at one state, with ``df/dq`` and ``df/dqdot`` if asked.
 
     Also the checked state and the forward sweep it was assembled from (``kin``, ``J``,
-    ``Jdot``), which the constraint rows of §2.8 reuse.
+    ``Jdot``), which the constraint rows of §2.8 reuse, and the maximal forces ``f_m`` (a
+    :class:`MaximalForces` with ``K_m``, ``D_m`` when derivatives were asked), which BISP's joint
+    reactions of §2.11 need.
     """
 
     M: np.ndarray
@@ -288,6 +290,7 @@ class _Assembly:
     Jdot: np.ndarray
     dfdq: np.ndarray | None = None
     dfdv: np.ndarray | None = None
+    forces: object = None
 
 
 def _assemble(model, q, qdot, derivatives=False):
@@ -311,7 +314,7 @@ def _assemble(model, q, qdot, derivatives=False):
             f_n = _node_forces(model, nodes)
         f = f + f_n
     _check_finite_terms(model, q, qdot, M, f)
-    return _Assembly(M, f, q, qdot, kin, J, Jdot, dfdq, dfdv)
+    return _Assembly(M, f, q, qdot, kin, J, Jdot, dfdq, dfdv, terms)
 
 
 def _check_finite_terms(model, q, qdot, M, f):
@@ -617,6 +620,13 @@ def energies(model, q, qdot):
     return _energies(model, q, qdot, forward_kinematics(model, q, qdot))
 
 
+def _euler_system(model, terms, h, tau):
+    """``A qdot1 = b`` of Eq. (2.86) from an assembly with derivatives: ``A = M_r - h df/dqdot - h^2 df/dq``,
+    ``b = M_r qdot0 + h (f_r + tau - df/dqdot qdot0)``."""
+    A = terms.M - h * terms.dfdv - h * h * terms.dfdq
+    return A, terms.M @ terms.qdot + h * (terms.f + _tau(model, tau) - terms.dfdv @ terms.qdot)
+
+
 def linearly_implicit_euler_step(model, q, qdot, h, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
     """One step of linearly implicit Euler, springs and dampers only, at the velocity level (Eq. 2.84-2.86).
 
@@ -656,8 +666,7 @@ def linearly_implicit_euler_step(model, q, qdot, h, tau=None, *, t=0.0, baumgart
     h = as_scalar(h, "h", minimum=0.0, strict=True)
     q, qdot = check_model(model).check_state(q, qdot)
     terms = _assemble(model, q, qdot, derivatives=True)
-    A = terms.M - h * terms.dfdv - h * h * terms.dfdq
-    b = terms.M @ qdot + h * (terms.f + _tau(model, tau) - terms.dfdv @ qdot)
+    A, b = _euler_system(model, terms, h, tau)
     what = f"the matrix M_r - h df/dqdot - h^2 df/dq of the step h = {h:g}"
     if model.constraints:
         gamma_ = check_baumgarte(baumgarte)[2]

@@ -269,7 +269,7 @@ def projected_gauss_seidel(M, q, lower=None, upper=None, z0=None, iterations=500
     for sweep in range(1, iterations + 1):
         change = 0.0
         for i in range(k):
-            new = np.clip(z[i] - (M[i] @ z + q[i]) / M[i, i], lower[i], upper[i])
+            new = min(max(z[i] - (M[i] @ z + q[i]) / M[i, i], lower[i]), upper[i])  # clip, on scalars
             change = max(change, abs(new - z[i]))
             z[i] = new
         if change <= tol:
