@@ -821,7 +821,10 @@ def check_constraint_set(model, rows, active=None, tol=1e-10):
     A redundant or inconsistent set (two prescriptions of the same joint, a coupling that a
     loop already implies, a closure with more rows than the motions it removes) makes the
     KKT matrix of Eq. (2.110) singular. ``rows`` is a :class:`ConstraintRows`; ``active``
-    selects the rows that take part (default: :attr:`ConstraintRows.active`).
+    selects the rows that take part (default: :attr:`ConstraintRows.active`). Inequalities may
+    repeat one another without harm (four wheels on a floor touch it at more points than the
+    motions they remove), since the QP of Eq. (2.112) does not need independent rows: pass
+    ``~rows.inequality`` to check the equalities alone.
     """
     mask = rows.active if active is None else active
     rank, before = 0, []

@@ -70,7 +70,7 @@ from .model import check_model
 
 __all__ = ["friction_qp", "SPResult", "staggered_projections", "Cylinder", "Sphere", "Box",
            "JointContacts", "JointFriction", "LoopFriction", "ExternalConstraints", "tangent_rows",
-           "external_constraints", "BISPInfo", "bisp_step"]
+           "external_constraints", "BISPInfo", "bisp_step", "ClosureFriction", "frictional_euler_step"]
 
 
 # --------------------------------------------------------------------------- the friction stage
@@ -522,6 +522,75 @@ class JointFriction:
             return cls(body, mu, Sphere(s * joint["radius"]))
         raise ValueError(f"joint friction of body {body}: the reference joint class {kind!r} has no "
                          "contact geometry")
+
+
+@dataclass(frozen=True)
+class ClosureFriction:
+    """Coulomb friction in the hinge that a loop closure forms (constraint ``constraint`` of the model).
+
+    The spec that a model carries (``Model(..., friction=[...])``) for :class:`LoopFriction`,
+    which the Euler step builds from it at every state: ``constraint`` indexes
+    ``model.constraints`` and must be a :class:`~redmax_edu.constraints.Loop` about a hinge
+    axis; ``geometry`` is the hinge's :class:`Cylinder`.
+
+    Examples
+    --------
+    >>> ClosureFriction(0, 0.3, Cylinder(0.005, 0.005)).label()
+    'friction of the closure constraints[0]'
+    """
+
+    constraint: int
+    mu: float
+    geometry: Cylinder
+
+    def __post_init__(self):
+        object.__setattr__(self, "constraint", as_index(self.constraint, "constraint"))
+        try:
+            object.__setattr__(self, "mu", as_scalar(self.mu, "mu", minimum=0.0))
+            geometry = _checked_geometry(self.geometry)
+        except ValueError as err:
+            raise ValueError(f"{self.label()}: {err}") from None
+        if not isinstance(geometry, Cylinder):
+            raise ValueError(f"{self.label()}: a hinge closure takes a Cylinder geometry, got "
+                             f"{type(geometry).__name__}")
+        object.__setattr__(self, "geometry", geometry)
+
+    def label(self, model=None):
+        """How error messages name this friction."""
+        return f"friction of the closure constraints[{self.constraint}]"
+
+    def check(self, model):
+        """Raise ValueError unless ``model.constraints[constraint]`` is a loop closure about a hinge axis."""
+        from .constraints import Loop
+
+        if self.constraint >= len(model.constraints):
+            raise ValueError(f"{self.label()}: the model has {len(model.constraints)} constraints")
+        c = model.constraints[self.constraint]
+        if not isinstance(c, Loop) or c.axis is None:
+            raise ValueError(f"{self.label()}: {c.describe(model)} is not a loop closure about a hinge axis")
+
+
+def frictional_euler_step(model, q, qdot, h, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMGARTE, f_beta=None,
+                          tol=1e-6, max_iterations=100):
+    """One linearly implicit Euler step of a model with friction (``model.friction``), by BISP.
+
+    The model's :class:`JointFriction` and :class:`ClosureFriction` and its constraints
+    (:func:`external_constraints`, with Baumgarte's ``gamma = baumgarte[2]``, floor contacts with
+    their own ``mu``) handed to :func:`bisp_step`. ``f_beta`` warm-starts the friction with the
+    previous step's ``info.f_beta``. Returns ``(q1, qdot1, info)``; what
+    :func:`redmax_edu.integrators.simulate` runs at every step of ``method="euler"`` when the
+    model has friction.
+    """
+    from .constraints import check_baumgarte
+
+    joints = [f for f in model.friction if isinstance(f, JointFriction)]
+    loops = {f.constraint: (f.mu, f.geometry) for f in model.friction if isinstance(f, ClosureFriction)}
+    external = None
+    if model.constraints:
+        external = external_constraints(model, q, qdot, h, t=t, gamma_=check_baumgarte(baumgarte)[2],
+                                        loop_friction=loops)
+    return bisp_step(model, q, qdot, h, joints, tau, external, f_beta=f_beta, tol=tol,
+                     max_iterations=max_iterations)
 
 
 # --------------------------------------------------------------------------- external constraints

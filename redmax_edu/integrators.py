@@ -38,6 +38,7 @@ import numpy as np
 
 from ._validate import as_real, check_count
 from .constraints import DEFAULT_BAUMGARTE, check_baumgarte, check_constraint_set, constraint_rows
+from .contact import frictional_euler_step
 from .dynamics import SingularMassMatrixError, energies, forward_dynamics, linearly_implicit_euler_step
 from .kinematics import forward_kinematics
 from .model import Model
@@ -101,6 +102,9 @@ class Trajectory:
     nfev : int
         Evaluations of the equations of motion (right-hand sides for RK45, linear solves
         for Euler).
+    friction_iterations : ndarray (nsteps,) or None
+        With friction (``"euler"`` on a model with ``model.friction`` or frictional floor
+        contacts): the staggered-projection iterations of each step (§2.11).
     reparameterized : ndarray, shape (k,)
         Times at which ``model.reparameterize`` changed the coordinates.
     """
@@ -117,6 +121,7 @@ class Trajectory:
     nsteps: int
     nfev: int
     reparameterized: np.ndarray
+    friction_iterations: np.ndarray | None = None
 
     @property
     def H(self):
@@ -225,7 +230,7 @@ class _Recorder:
         self.qdot.append(np.array(qdot, dtype=float))
         self.models.append(model)
 
-    def trajectory(self, method, h, nsteps, nfev, reparameterized):
+    def trajectory(self, method, h, nsteps, nfev, reparameterized, friction_iterations=None):
         T, V, E = [], [], []
         for q, qdot, model in zip(self.q, self.qdot, self.models, strict=True):
             Tk, Vk = energies(model, q, qdot)
@@ -235,7 +240,8 @@ class _Recorder:
         return Trajectory(t=np.array(self.t), q=np.array(self.q), qdot=np.array(self.qdot),
                           T=np.array(T), V=np.array(V), E_wi=np.array(E), method=method,
                           models=tuple(self.models), h=h, nsteps=nsteps, nfev=nfev,
-                          reparameterized=np.array(reparameterized, dtype=float))
+                          reparameterized=np.array(reparameterized, dtype=float),
+                          friction_iterations=friction_iterations)
 
 
 def _reparameterize(model, q, qdot):
@@ -322,10 +328,17 @@ def _integrate_ode(model, q, qdot, t0, t1, grid, tau_fn, accel, rtol, atol, max_
     return rec.trajectory(method, None, nsteps, current["nfev"], switches)
 
 
+def _has_friction(model):
+    """Whether the steps need BISP (§2.11): joint or closure friction, or floor contacts with mu > 0."""
+    return bool(model.friction) or any(getattr(c, "mu", 0.0) > 0 for c in model.constraints)
+
+
 def _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, progress, reparameterize, baumgarte):
     rec = _Recorder()
     rec.add(t0, q, qdot, model)
     switches = []
+    frictional = _has_friction(model)
+    iterations, f_beta = [], None
     with _progress_bar(progress, n_steps * h, "euler") as bar:
         for k in range(1, n_steps + 1):
             if reparameterize:  # at the start of every step, as the reference does
@@ -335,7 +348,14 @@ def _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, progress, r
             t = t0 + k * h
             tau = None if tau_fn is None else tau_fn(t)  # applied torques at the END of the step
             try:
-                q, qdot = linearly_implicit_euler_step(model, q, qdot, h, tau, t=t - h, baumgarte=baumgarte)
+                if frictional:  # bilateral staggered projections, warm-started with the last friction
+                    q, qdot, info = frictional_euler_step(model, q, qdot, h, tau, t=t - h,
+                                                          baumgarte=baumgarte, f_beta=f_beta)
+                    f_beta = info.f_beta
+                    iterations.append(info.iterations)
+                else:
+                    q, qdot = linearly_implicit_euler_step(model, q, qdot, h, tau, t=t - h,
+                                                           baumgarte=baumgarte)
             except np.linalg.LinAlgError as err:
                 raise SimulationError(f"linearly implicit Euler failed in the step to t = {t:.6g} s: "
                                       f"singular system ({err})") from None
@@ -346,7 +366,8 @@ def _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, progress, r
             if k % stride == 0:
                 rec.add(t, q, qdot, model)
             _advance(bar, h)
-    return rec.trajectory("euler", h, n_steps, n_steps, switches)
+    return rec.trajectory("euler", h, n_steps, n_steps, switches,
+                          np.array(iterations, dtype=int) if frictional else None)
 
 
 def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-4, atol=1e-6,
@@ -457,8 +478,13 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
     baumgarte = check_baumgarte(baumgarte)
     if tau_fn is not None:
         tau_fn(t0)  # a bad callable fails now, naming 'tau'
+    if method != "euler" and _has_friction(model):
+        raise ValueError(f"argument 'method': {method!r} cannot simulate friction; bilateral staggered "
+                         "projections (§2.11) are a velocity-level method: use method='euler', or drop the "
+                         "friction (model.with_friction([]) and floor contacts with mu = 0)")
     if model.constraints:  # a redundant or inconsistent set fails now, naming the constraint
-        check_constraint_set(model, constraint_rows(model, q, qdot, t0))
+        rows = constraint_rows(model, q, qdot, t0)
+        check_constraint_set(model, rows, ~rows.inequality)  # (inequalities may overlap: contacts)
     if method == "euler":
         if h is None:
             raise ValueError("argument 'h' (the step size) is required for method='euler'")

@@ -189,6 +189,11 @@ class Model:
         Loop closures, couplings, limits, prescribed motion and contacts (§2.8-2.9), each
         checked against the model here (a constraint naming a body or coordinate the model
         lacks is a ValueError naming the constraint).
+    friction : sequence of JointFriction and ClosureFriction
+        Coulomb friction inside joints and loop-closing hinges (§2.11), at most one per joint
+        (:class:`redmax_edu.contact.JointFriction`, :class:`redmax_edu.contact.ClosureFriction`).
+        Only linearly implicit Euler simulates it (by bilateral staggered projections). A floor
+        contact's friction is its own ``mu``.
 
     Attributes
     ----------
@@ -219,11 +224,12 @@ class Model:
     (2, slice(1, 2, None), [[1, 0], [1, 1]])
     """
 
-    def __init__(self, bodies, gravity=GRAVITY, forces=(), deformables=(), constraints=()):
+    def __init__(self, bodies, gravity=GRAVITY, forces=(), deformables=(), constraints=(), friction=()):
         bodies = as_sequence(bodies, "bodies", "Body")
         forces = as_sequence(forces, "forces", "Force")
         deformables = as_sequence(deformables, "deformables", "DeformableSpring")
         constraints = as_sequence(constraints, "constraints", "Constraint")
+        friction = as_sequence(friction, "friction", "JointFriction")
         if not bodies:
             raise ValueError("a model needs at least one body")
         names = set()
@@ -290,10 +296,12 @@ class Model:
                                         f"redmax_edu.constraints, got {type(c).__name__}")
             c.check(self)
         self.constraints = tuple(constraints)
+        self.friction = _checked_friction(self, friction)
 
     def __repr__(self):
         extra = f", deformables={len(self.deformables)}" if self.deformables else ""
         extra += f", constraints={len(self.constraints)}" if self.constraints else ""
+        extra += f", friction={len(self.friction)}" if self.friction else ""
         return f"Model({self.n} bodies, nq={self.nq}, joints={[b.joint.kind for b in self.bodies]}{extra})"
 
     def index(self, name):
@@ -322,19 +330,27 @@ class Model:
         """A copy of the model with body ``i``'s fields replaced (e.g. a joint in a new chart)."""
         bodies = list(self.bodies)
         bodies[i] = replace(bodies[i], **changes)
-        return Model(bodies, self.gravity, self.forces, self.deformables, self.constraints)
+        return Model(bodies, self.gravity, self.forces, self.deformables, self.constraints, self.friction)
 
     def with_forces(self, forces):
         """A copy of the model with another list of maximal forces."""
-        return Model(self.bodies, self.gravity, forces, self.deformables, self.constraints)
+        return Model(self.bodies, self.gravity, forces, self.deformables, self.constraints, self.friction)
 
     def with_deformables(self, deformables):
         """A copy of the model with another list of deformable bodies (§2.7)."""
-        return Model(self.bodies, self.gravity, self.forces, deformables, self.constraints)
+        return Model(self.bodies, self.gravity, self.forces, deformables, self.constraints, self.friction)
 
     def with_constraints(self, constraints):
-        """A copy of the model with another list of constraints (§2.8-2.9)."""
-        return Model(self.bodies, self.gravity, self.forces, self.deformables, constraints)
+        """A copy of the model with another list of constraints (§2.8-2.9); its friction is kept
+        only if it has none on loop closures (whose indices would no longer match)."""
+        from .contact import ClosureFriction
+
+        friction = self.friction if not any(isinstance(f, ClosureFriction) for f in self.friction) else ()
+        return Model(self.bodies, self.gravity, self.forces, self.deformables, constraints, friction)
+
+    def with_friction(self, friction):
+        """A copy of the model with another list of joint and closure frictions (§2.11)."""
+        return Model(self.bodies, self.gravity, self.forces, self.deformables, self.constraints, friction)
 
     def reparameterize(self, q, qdot):
         """Let every joint leave a singular chart: returns ``(model, q, qdot)`` (§2.4.5, §2.4.8).
@@ -358,6 +374,25 @@ class Model:
         if self.deformables:
             out["deformables"] = [s.to_dict() for s in self.deformables]
         return out
+
+
+def _checked_friction(model, friction):
+    """The frictions as a tuple, each checked against the model, at most one per joint or closure."""
+    if not friction:
+        return ()
+    from .contact import ClosureFriction, JointFriction
+
+    seen = set()
+    for k, f in enumerate(friction):
+        if not isinstance(f, (JointFriction, ClosureFriction)):
+            raise ArgumentTypeError(f"argument 'friction': friction[{k}] must be a JointFriction or "
+                                    f"ClosureFriction of redmax_edu.contact, got {type(f).__name__}")
+        f.check(model)
+        key = (type(f), f.body if isinstance(f, JointFriction) else f.constraint)
+        if key in seen:
+            raise ValueError(f"{f.label(model)}: given twice in argument 'friction'")
+        seen.add(key)
+    return tuple(friction)
 
 
 def check_model(model, name="model"):

@@ -199,8 +199,6 @@ def _unsupported_reason(scene_id):
     unknown = sorted(set(_classes(setup["constraints"])) - set(_CONSTRAINT_CLASSES))
     if unknown:
         reasons.append(f"needs the constraint type(s) {', '.join(unknown)}")
-    if setup["fric"]:
-        reasons.append("needs joint or contact friction (bilateral staggered projections, §2.11)")
     known = {"redmax.DeformableNull", "redmax.DeformableSpring"}
     unknown = sorted(set(_classes(setup["deformables"])) - known)
     if unknown:
@@ -247,10 +245,8 @@ def catalogue():
     >>> len(entries), entries[0].id, entries[-1].id
     (37, -1, 35)
     >>> entry = {e.id: e for e in entries}[27]
-    >>> entry.name, entry.supported
-    ('Internal friction revolute', False)
-    >>> entry.reason
-    'needs joint or contact friction (bilateral staggered projections, §2.11)'
+    >>> entry.name, entry.supported, entry.reason
+    ('Internal friction revolute', True, None)
     """
     out = []
     for sid in SCENE_IDS:
@@ -494,7 +490,9 @@ class Scene:
             options.setdefault("atol", self.rk45_atol())
         options.setdefault("baumgarte", self.baumgarte)
         span = self.spans.get(method, self.t_span) if t_span is None else t_span
-        return simulate(self.model, self.q0, self.qdot0, span, method, tau=self.tau, **options)
+        # friction is a velocity-level method (BISP, §2.11): the reference's ode45 runs drop it
+        model = self.model if method == "euler" else self.model.with_friction(())
+        return simulate(model, self.q0, self.qdot0, span, method, tau=self.tau, **options)
 
     def __repr__(self):
         return (f"Scene({self.id}, {self.name!r}, {self.model!r}, t_span={self.t_span}, h={self.h}, "
@@ -694,6 +692,22 @@ def _constraints(sid, setup, model, u, attachment):
     return out
 
 
+def _friction(setup, model, u):
+    """Joint and closure friction of a frictional reference scene (its ``mu[0]``; floor contacts carry
+    ``mu[1]`` themselves), with the joints' contact geometry from the data (§2.11)."""
+    from .contact import ClosureFriction, Cylinder, JointFriction
+
+    mu = setup["mu"][0]
+    out = [JointFriction.from_reference(j, i, mu, u["length"]) for i, j in enumerate(setup["joints"])
+           if int(j["ndof"]) and any(key in j for key in ("radius", "sides"))]
+    loops = {c["name"]: c for c in setup["constraints"] if c["class"] == "redmax.ConstraintLoop"}
+    for k, c in enumerate(model.constraints):
+        if c.name in loops:  # a closing hinge: its cylinder is the closure's radius and height
+            radius, height = (loops[c.name][key] * u["length"] for key in ("radius", "height"))
+            out.append(ClosureFriction(k, mu, Cylinder(radius, height)))
+    return out
+
+
 #: The prescribed joint motions of the reference's scene functions, by (scene id, joint number).
 _PRESCRIBED_JOINTS = {
     (9, 1): Sigmoid(a=7.0, b=1.5 * np.pi, t0=0.0, t1=7.0),
@@ -758,6 +772,8 @@ def _build(sid, si=True, stiffness="exact", attachment="exact"):
     constraints = _constraints(sid, setup, model, u, attachment)
     if constraints:
         model = model.with_constraints(constraints)
+    if setup["fric"]:
+        model = model.with_friction(_friction(setup, model, u))
     tau = _scene5_torque(u) if sid == 5 else None
     from .integrators import METHODS
 
@@ -810,10 +826,8 @@ def scene(scene_id, stiffness="exact", attachment="exact"):
     (array([1.570796, 0.785398]), 0.01, {'type': 'cuboid', 'sides': [0.1, 0.01, 0.01]})
     >>> scene(4).model.constraints  # doctest: +ELLIPSIS
     (Loop(loop closure 'body3-body4'),)
-    >>> scene(27)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: scene 27 (Internal friction revolute) is not supported in this release: needs joint or ...
+    >>> scene(27).model.friction  # doctest: +ELLIPSIS
+    (JointFriction(body=0, mu=0.6, geometry=Cylinder(radius=0.005, height=0.01)), JointFriction(...))
 
     Taught in book/02_reduced/gallery.
     """

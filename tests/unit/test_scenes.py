@@ -15,11 +15,11 @@ from redmax_edu.maximal.forces import BodyDamping, PointForce, PointSpring, Spri
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "reference" / "redmax_scenes" / "scenes.json"
 
-#: The scenes with joints, springs, damping, torques, deformables, constraints and prescribed motion.
-SUPPORTED = {-1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
-             24, 25, 26, 32, 34, 35}
-#: The scenes that need friction (bilateral staggered projections, §2.11).
-UNSUPPORTED = {27, 28, 29, 30, 31, 33}
+#: Every reference scene: joints, springs, damping, torques, deformables, constraints, prescribed
+#: motion and friction.
+SUPPORTED = set(range(-1, 36))
+#: The frictional scenes (bilateral staggered projections, §2.11).
+FRICTIONAL = {27, 28, 29, 30, 31, 33}
 
 
 def _reference_poses(scene_id):
@@ -42,21 +42,40 @@ def test_the_catalogue_lists_all_37_reference_scenes():
     assert all(e.name and e.summary and e.features for e in entries)
 
 
-def test_the_catalogue_says_which_scenes_this_release_builds():
+def test_the_catalogue_says_every_scene_is_built():
     entries = {e.id: e for e in scenes.catalogue()}
     assert {i for i, e in entries.items() if e.supported} == SUPPORTED
     assert all(entries[i].reason is None for i in SUPPORTED)
-    for i in UNSUPPORTED:
-        assert entries[i].reason and "needs" in entries[i].reason
-    assert all("friction" in entries[i].reason for i in UNSUPPORTED)
 
 
-@pytest.mark.parametrize("scene_id", sorted(UNSUPPORTED))
-def test_an_unsupported_scene_raises_with_the_reason(scene_id):
-    reason = {e.id: e for e in scenes.catalogue()}[scene_id].reason
-    with pytest.raises(ValueError, match=rf"scene {scene_id} \(.*\) is not supported") as info:
-        scenes.scene(scene_id)
-    assert reason in str(info.value)
+def test_frictional_scenes_carry_the_reference_friction():
+    """Joint friction with the data's contact geometry and mu[0] on every joint that has one,
+    the closures' hinges too, and the floor contacts' own mu[1] (scenes 27-33)."""
+    from redmax_edu.constraints import FloorContact
+    from redmax_edu.contact import ClosureFriction, Cylinder, JointFriction, Sphere
+
+    for sid in FRICTIONAL:
+        s = scenes.scene(sid)
+        setup = scenes.reference_setup(sid)
+        assert s.model.friction and all(f.mu == setup["mu"][0] for f in s.model.friction)
+        floors = [c for c in s.model.constraints if isinstance(c, FloorContact)]
+        assert all(c.mu == setup["mu"][1] for c in floors)
+    (a, b) = scenes.scene(27).model.friction
+    assert isinstance(a, JointFriction) and a.geometry == Cylinder(0.005, 0.01)
+    assert scenes.scene(28).model.friction[0].geometry == Sphere(0.01)
+    assert any(isinstance(f, ClosureFriction) for f in scenes.scene(30).model.friction)
+    assert not scenes.scene(34).model.friction  # the gears' joints have geometry, but no friction
+
+
+def test_scene_30_runs_rk45_without_friction_and_euler_with_it():
+    """The reference's ode45 runs of scene 30 have no friction and a longer span."""
+    s = scenes.scene(30)
+    assert s.spans["rk45"] == (0.0, 1.5) and s.spans["euler"] == (0.0, 1.0)
+    euler = s.simulate("euler", t_span=(0.0, 0.02))
+    assert euler.friction_iterations is not None and len(euler.friction_iterations) == 4
+    assert s.simulate("rk45", t_span=(0.0, 0.02)).friction_iterations is None
+    with pytest.raises(ValueError, match="'rk45' cannot simulate friction"):
+        simulate(s.model, s.q0, s.qdot0, (0.0, 0.1), "rk45")
 
 
 @pytest.mark.parametrize("bad", [36, -2, 1.0, "3", True, None])
