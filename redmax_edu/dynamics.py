@@ -29,7 +29,7 @@ import numpy as np
 from ._validate import as_array, as_scalar
 from .deformable import node_jacobians
 from .jacobian import fill_jacobian, jacobian
-from .kinematics import forward_kinematics
+from .kinematics import _forward_kinematics, forward_kinematics
 from .lie import ad_unchecked
 from .model import check_model
 
@@ -222,6 +222,11 @@ def maximal_forces(model, E, phi, derivatives=False):
     """
     check_model(model)
     E, phi = as_array(E, (model.n, 4, 4), "E"), as_array(phi, (model.n, 6), "phi")
+    return _maximal_forces(model, E, phi, derivatives)
+
+
+def _maximal_forces(model, E, phi, derivatives=False):
+    """:func:`maximal_forces` of checked arrays."""
     M = model.spatial_inertias
     Mphi = (M @ phi[:, :, None])[:, :, 0]
     f = np.einsum("nji,nj->ni", ad_unchecked(phi), Mphi)          # Coriolis, Eq. (1.21)
@@ -255,15 +260,19 @@ def joint_forces(model, q, qdot):
     >>> joint_forces(sprung, np.array([0.2]), np.array([1.0]))  # -5 * 0.2 - 0.5 * 1
     array([-1.5])
     """
-    q, qdot = check_model(model).check_state(q, qdot)
+    return _joint_forces(model, *check_model(model).check_state(q, qdot))
+
+
+def _joint_forces(model, q, qdot):
+    """:func:`joint_forces` of a checked state."""
     return -model.stiffness * (q - model.q_rest) - model.damping * qdot
 
 
 def _state(model, q, qdot):
-    q, qdot = check_model(model).check_state(q, qdot)
-    kin = forward_kinematics(model, q, qdot)
+    """The forward sweep of a checked state and the Jacobians filled from it (Alg. 1-2)."""
+    kin = _forward_kinematics(model, q, qdot)
     J, Jdot = fill_jacobian(model, kin, with_derivative=True)
-    return q, qdot, kin, J, Jdot, kin.phi
+    return kin, J, Jdot, kin.phi
 
 
 @dataclass(frozen=True)
@@ -286,12 +295,21 @@ class _Assembly:
 
 
 def _assemble(model, q, qdot, derivatives=False):
-    """Eq. (2.19) (Eq. 2.99 with deformables) at one state: the shared core of this module."""
-    q, qdot, kin, J, Jdot, phi = _state(model, q, qdot)
-    terms = maximal_forces(model, kin.E_wi, phi, derivatives=derivatives)
+    """Eq. (2.19) (Eq. 2.99 with deformables) at one state, checked here (see :func:`_assemble_checked`)."""
+    return _assemble_checked(model, *check_model(model).check_state(q, qdot), derivatives)
+
+
+def _assemble_checked(model, q, qdot, derivatives=False):
+    """Eq. (2.19) (Eq. 2.99 with deformables) at a checked state: the shared core of this module.
+
+    The public functions check their arguments once and call this (the integrators call it at
+    every step through :func:`_forward_dynamics` and :func:`_euler_step`).
+    """
+    kin, J, Jdot, phi = _state(model, q, qdot)
+    terms = _maximal_forces(model, kin.E_wi, phi, derivatives=derivatives)
     f_m = terms.f if derivatives else terms
     M = _block_mass(model, J)
-    f = J.T @ f_m - _qvv(model, J, Jdot, qdot) + joint_forces(model, q, qdot)
+    f = J.T @ f_m - _qvv(model, J, Jdot, qdot) + _joint_forces(model, q, qdot)
     dfdq = dfdv = None
     if derivatives:
         dfdv = J.T @ terms.D @ J - np.diag(model.damping)
@@ -335,7 +353,8 @@ def quadratic_velocity_vector(model, q, qdot):
     >>> quadratic_velocity_vector(pendulum, [0.3], [2.0]) + 0.0
     array([0.])
     """
-    q, qdot, kin, J, Jdot, phi = _state(model, q, qdot)
+    q, qdot = check_model(model).check_state(q, qdot)
+    kin, J, Jdot, phi = _state(model, q, qdot)
     out = -_qvv(model, J, Jdot, qdot)
     if model.deformables:
         for spring, nodes in zip(model.deformables, node_jacobians(model, q, qdot, kin.E_wi, phi, J, Jdot),
@@ -390,9 +409,16 @@ def forward_dynamics(model, q, qdot, tau=None):
     >>> forward_dynamics(pendulum, [np.pi / 2], [0.0])
     array([-9.76119403])
     """
-    terms = _assemble(model, q, qdot)
+    q, qdot = check_model(model).check_state(q, qdot)
+    return _forward_dynamics(model, q, qdot, _tau(model, tau))
+
+
+def _forward_dynamics(model, q, qdot, tau=None):
+    """:func:`forward_dynamics` of a checked state and ``tau`` (an (nq,) array or None)."""
+    terms = _assemble_checked(model, q, qdot)
+    f = terms.f if tau is None else terms.f + tau
     # numpy's LU solve: for the small dense M_r it costs less than scipy's Cholesky wrappers
-    return _solve_checked(model, q, terms.M, terms.f + _tau(model, tau))
+    return _solve_checked(model, q, terms.M, f)
 
 
 def inverse_dynamics(model, q, qdot, qddot):
@@ -479,7 +505,7 @@ def energies(model, q, qdot):
     (4.02, 0.0)
     """
     q, qdot = check_model(model).check_state(q, qdot)
-    return _energies(model, q, qdot, forward_kinematics(model, q, qdot))
+    return _energies(model, q, qdot, _forward_kinematics(model, q, qdot))
 
 
 def linearly_implicit_euler_step(model, q, qdot, h, tau=None):
@@ -514,9 +540,15 @@ def linearly_implicit_euler_step(model, q, qdot, h, tau=None):
     """
     h = as_scalar(h, "h", minimum=0.0, strict=True)
     q, qdot = check_model(model).check_state(q, qdot)
-    terms = _assemble(model, q, qdot, derivatives=True)
+    return _euler_step(model, q, qdot, h, _tau(model, tau))
+
+
+def _euler_step(model, q, qdot, h, tau=None):
+    """:func:`linearly_implicit_euler_step` of a checked state, step and ``tau`` (an (nq,) array or None)."""
+    terms = _assemble_checked(model, q, qdot, derivatives=True)
     A = terms.M - h * terms.dfdv - h * h * terms.dfdq
-    qdot1 = _solve_checked(model, q, A, terms.M @ qdot + h * (terms.f + _tau(model, tau) - terms.dfdv @ qdot),
+    f = terms.f if tau is None else terms.f + tau
+    qdot1 = _solve_checked(model, q, A, terms.M @ qdot + h * (f - terms.dfdv @ qdot),
                            f"the matrix M_r - h df/dqdot - h^2 df/dq of the step h = {h:g}")
     q1 = q + h * qdot1
     if not np.isfinite(q1).all():
@@ -594,6 +626,6 @@ def hyper_reduced_dynamics(model, J_rR, q, qdot, tau_R=None):
         raise ValueError("argument 'qdot' is not of the form J_rR @ qdot_R: the state leaves the "
                          "hyper-reduced coordinates")
     tau_R = np.zeros(J_rR.shape[1]) if tau_R is None else as_array(tau_R, (J_rR.shape[1],), "tau_R")
-    terms = _assemble(model, q, qdot)
+    terms = _assemble_checked(model, q, qdot)
     return _solve_checked(model, q, J_rR.T @ terms.M @ J_rR, J_rR.T @ terms.f + tau_R,
                           "J_rR^T M_r J_rR (is J_rR of full column rank?)")

@@ -12,10 +12,12 @@ Taught in book/02_reduced/02_jacobian.
 
 import numpy as np
 
-from .kinematics import forward_kinematics, joint_twist_adjoints
+from .kinematics import _tree, forward_kinematics
 from .lie import ad_unchecked
 
 __all__ = ["jacobian", "jacobian_and_derivative", "fill_jacobian"]
+
+_ZERO6 = np.zeros((1, 6, 6))
 
 
 def fill_jacobian(model, kin, with_derivative=False):
@@ -38,13 +40,13 @@ def fill_jacobian(model, kin, with_derivative=False):
     True
     """
     n, nq = model.n, model.nq
-    A_ij, A_ip = joint_twist_adjoints(model), kin.A_ip
+    tree, A_ip = _tree(model), kin.A_ip
+    A_ij = tree.A_ij
     J = np.zeros((n, 6, nq))
     if with_derivative:
         # d/dt Ad(E_i_p) = -ad(phi_i) Ad(E_i_p) + Ad(E_i_p) ad(phi_p)   (Eq. 2.18), all bodies at once
         ad_phi = ad_unchecked(kin.phi)
-        ad_parent = np.where((np.array(model.parents) >= 0)[:, None, None],
-                             ad_phi[list(model.parents)], 0.0)
+        ad_parent = np.concatenate([ad_phi, _ZERO6])[tree.parents]  # a root's parent, the world, is at rest
         A_ip_dot = -ad_phi @ A_ip + A_ip @ ad_parent
         Jdot = np.zeros((n, 6, nq))
     for i, p in enumerate(model.parents):

@@ -325,6 +325,8 @@ class Model:
         q, qdot = self.check_state(q, qdot)
         q, qdot, model = q.copy(), qdot.copy(), self
         for i, b in enumerate(self.bodies):
+            if not b.joint.has_charts:
+                continue
             s = self.dofs[i]
             joint, q[s], qdot[s] = b.joint.reparameterize(q[s], qdot[s])
             if joint is not b.joint:

@@ -54,6 +54,9 @@ class Joint:
 
     kind = None
     ndof = 0
+    #: Whether the joint has singular coordinates that :meth:`reparameterize` may leave (the
+    #: spherical joints); the integrators do not reparameterize models without such a joint.
+    has_charts = False
     #: The keys of this joint's scene format besides ``COMMON_JOINT_KEYS``.
     spec_keys = ()
 

@@ -81,6 +81,7 @@ class Composite(Joint):
                 raise ValueError(f"{where}: field 'joints'[{i}] has type {j.kind!r}; a composite joint "
                                  f"may not contain {' or '.join(_NOT_ALLOWED)} joints")
         self.joints = joints
+        self.has_charts = any(j.has_charts for j in joints)
         starts = np.cumsum([0] + [j.ndof for j in joints])
         self._slices = tuple(slice(a, b) for a, b in zip(starts[:-1], starts[1:], strict=True))
         self.ndof = int(starts[-1])

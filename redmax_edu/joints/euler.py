@@ -186,6 +186,7 @@ class SphericalEuler(Joint):
     kind = "spherical_euler"
     spec_keys = ("chart",)
     ndof = 3
+    has_charts = True
 
     def __init__(self, chart="XYZ", where="spherical_euler joint"):
         self.chart = _check_chart(chart, where)

@@ -110,6 +110,7 @@ class SphericalExp(Joint):
 
     kind = "spherical_exp"
     ndof = 3
+    has_charts = True
 
     def _Q(self, q):
         Q = np.eye(4, dtype=q.dtype)
