@@ -178,7 +178,7 @@ def _node_forces(model, nodes, derivatives=False):
     f = np.zeros(model.nq)
     K, D = np.zeros((model.nq, model.nq)), np.zeros((model.nq, model.nq))
     for spring, kin in zip(model.deformables, nodes, strict=True):
-        terms = spring.elastic(kin.x, kin.v)
+        terms = spring.elastic(kin.x, kin.v, derivatives)
         Jn = kin.J.reshape(-1, model.nq)
         f_nodes = terms.f + spring.node_mass * (model.gravity[None] - kin.Jdot_qdot)   # Eq. (2.91), (2.93)
         f += Jn.T @ f_nodes.ravel()
@@ -451,7 +451,7 @@ def _energies(model, q, qdot, kin):
         nodes = node_jacobians(model, q, qdot, E, phi, fill_jacobian(model, kin))
         for spring, n in zip(model.deformables, nodes, strict=True):
             T += 0.5 * spring.node_mass * float(np.sum(n.v ** 2))
-            V += spring.elastic(n.x, n.v).energy
+            V += spring.elastic(n.x, n.v, derivatives=False).energy
             V -= spring.node_mass * float(np.sum(n.x @ model.gravity))
     V += sum(float(force.potential_energy(E)) for force in model.forces)
     return T, V

@@ -244,30 +244,33 @@ def _check_finite(t, y, method):
 # --- recording -------------------------------------------------------------------------------
 
 class _Recorder:
-    """Collects samples, one at a time or in blocks, each with the model it is expressed in."""
+    """Collects samples, one at a time or in blocks, each with the model it is expressed in.
+
+    It keeps the state arrays it is given (the drivers pass arrays they no longer change).
+    """
 
     def __init__(self):
         self.t, self.q, self.qdot, self.models = [], [], [], []
 
     def add(self, t, q, qdot, model):
-        self.add_block([t], np.asarray(q)[None], np.asarray(qdot)[None], model)
+        self.add_block([t], [q], [qdot], model)
 
     def add_block(self, t, q, qdot, model):
         """Samples at the times ``t`` (m,) with states ``q``, ``qdot`` (m, nq) in one model."""
-        self.t.append(np.array(t, dtype=float))
-        self.q.append(np.array(q, dtype=float))
-        self.qdot.append(np.array(qdot, dtype=float))
+        self.t.extend(t)
+        self.q.extend(q)
+        self.qdot.extend(qdot)
         self.models.extend([model] * len(t))
 
     def trajectory(self, method, h, nsteps, nfev, reparameterized):
-        return Trajectory(t=np.concatenate(self.t), q=np.concatenate(self.q), qdot=np.concatenate(self.qdot),
+        return Trajectory(t=np.array(self.t, dtype=float), q=np.array(self.q), qdot=np.array(self.qdot),
                           method=method, models=tuple(self.models), h=h, nsteps=nsteps, nfev=nfev,
                           reparameterized=np.array(reparameterized, dtype=float))
 
 
 def _reparameterize(model, q, qdot):
-    """``model.reparameterize`` and whether it changed anything."""
-    new_model, q1, qdot1 = model.reparameterize(q, qdot)
+    """``model.reparameterize`` of a checked state and whether it changed anything."""
+    new_model, q1, qdot1 = model._reparameterize(q, qdot)
     changed = new_model is not model or not (np.array_equal(q1, q) and np.array_equal(qdot1, qdot))
     return new_model, q1, qdot1, changed
 

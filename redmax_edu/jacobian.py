@@ -44,11 +44,12 @@ def fill_jacobian(model, kin, with_derivative=False):
     A_ij = tree.A_ij
     J = np.zeros((n, 6, nq))
     if with_derivative:
-        # d/dt Ad(E_i_p) = -ad(phi_i) Ad(E_i_p) + Ad(E_i_p) ad(phi_p)   (Eq. 2.18), all bodies at once
-        ad_phi = ad_unchecked(kin.phi)
-        ad_parent = np.concatenate([ad_phi, _ZERO6])[tree.parents]  # a root's parent, the world, is at rest
-        A_ip_dot = -ad_phi @ A_ip + A_ip @ ad_parent
         Jdot = np.zeros((n, 6, nq))
+        if tree.has_parents:  # (a model of roots alone has no Ad(E_i_p) in J)
+            # d/dt Ad(E_i_p) = -ad(phi_i) Ad(E_i_p) + Ad(E_i_p) ad(phi_p)   (Eq. 2.18), all bodies at once
+            ad_phi = ad_unchecked(kin.phi)
+            ad_parent = np.concatenate([ad_phi, _ZERO6])[tree.parents]  # a root's parent (the world) rests
+            A_ip_dot = -ad_phi @ A_ip + A_ip @ ad_parent
     for i, p in enumerate(model.parents):
         s = model.dofs[i]
         J[i, :, s] = A_ij[i] @ kin.S[i]                          # Alg. 1: diagonal block

@@ -81,6 +81,7 @@ class _Tree:
 
     A_ij: np.ndarray      # Ad(E_i_j), (n, 6, 6), read-only
     parents: np.ndarray   # the parent indices as an int array (-1 for a root), (n,)
+    has_parents: bool     # whether any body hangs from another (else no Ad(E_i_p) enters J)
     zeros: np.ndarray     # a read-only zero velocity, (nq,)
 
 
@@ -92,7 +93,7 @@ def _tree(model):
         parents, zeros = np.array(model.parents, dtype=int), np.zeros(model.nq)
         for a in (A, parents, zeros):
             a.setflags(write=False)
-        tree = _TREES[model] = _Tree(A, parents, zeros)
+        tree = _TREES[model] = _Tree(A, parents, bool((parents >= 0).any()), zeros)
     return tree
 
 

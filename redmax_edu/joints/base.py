@@ -8,7 +8,8 @@ derivative (Eq. 2.16).
 
 A subclass sets ``kind`` (its name in the scene format) and ``ndof``, and implements
 ``_Q``, ``_S`` and ``_Sdot`` on already validated arrays; it may override ``_evaluate`` when
-the three share work. The public ``Q``, ``S``, ``Sdot`` check their arguments first.
+the three share work (and ``_reparameterize`` when it has charts to leave). The public ``Q``,
+``S``, ``Sdot`` (and ``reparameterize``) check their arguments first.
 
 Taught in book/02_reduced/04_joints.
 """
@@ -85,7 +86,8 @@ class Joint:
         spherical joints switch chart (Euler angles) or shorten the rotation vector
         (exponential coordinates) here, §2.4.5 and §2.4.8.
         """
-        return self, self._coordinates(q, "q", real=True), self._coordinates(qdot, "qdot", real=True)
+        q, qdot = self._coordinates(q, "q", real=True), self._coordinates(qdot, "qdot", real=True)
+        return self._reparameterize(q, qdot)
 
     # --- scene format -------------------------------------------------------------------
     def spec(self):
@@ -112,6 +114,10 @@ class Joint:
 
     def _evaluate(self, q, qdot):
         return self._Q(q), self._S(q), self._Sdot(q, qdot)
+
+    def _reparameterize(self, q, qdot):
+        """:meth:`reparameterize` of checked coordinates (real arrays of shape (ndof,))."""
+        return self, q, qdot
 
     def __repr__(self):
         fields = {k: v for k, v in self.spec().items() if k != "type"}

@@ -90,18 +90,22 @@ class Composite(Joint):
     def _chain(self, q, qdot, want_sdot):
         parts = [j._evaluate(q[s], qdot[s]) if want_sdot else (j._Q(q[s]), j._S(q[s]), None)
                  for j, s in zip(self.joints, self._slices, strict=True)]
-        dtype = np.result_type(q, qdot)
-        S = np.zeros((6, self.ndof), dtype=dtype)
-        Sdot = np.zeros((6, self.ndof), dtype=dtype) if want_sdot else None
-        A = np.eye(6, dtype=dtype)  # Ad(P^-1) of the tail P = Q_{i+1} ... Q_k
-        phi = np.zeros(6, dtype=dtype)  # the tail's twist in its own (the child's) frame
-        for (Qi, Si, Sdi), s in zip(reversed(parts), reversed(self._slices), strict=True):
-            ASi = A @ Si  # Eq. (2.54)
-            S[:, s] = ASi
-            if want_sdot:
-                Sdot[:, s] = A @ Sdi - ad_unchecked(phi) @ ASi  # Eq. (2.55)-(2.58)
-                phi = phi + ASi @ qdot[s]
-            A = A @ adjoint_unchecked(inv_se3_unchecked(Qi))
+        _, S, Sdot = parts[-1]  # the last sub-joint moves the child frame itself (its tail is I)
+        if len(parts) > 1:
+            # Ad(Q_i^-1) of all sub-joints but the first, at once; then, from the last sub-joint on,
+            # Ad(P^-1) and the twist phi of the tail P = Q_{i+1} ... Q_k (Eq. 2.56) that follows each
+            Ad_inv = adjoint_unchecked(inv_se3_unchecked(np.array([Qi for Qi, _, _ in parts[1:]])))
+            A, phi = Ad_inv[-1], S @ qdot[self._slices[-1]]
+            for i in reversed(range(len(parts) - 1)):
+                _, Si, Sdi = parts[i]
+                ASi = A @ Si  # Eq. (2.54)
+                S = np.concatenate([ASi, S], axis=1)
+                if want_sdot:
+                    Sdot_i = A @ Sdi - ad_unchecked(phi) @ ASi  # Eq. (2.55)-(2.58)
+                    Sdot = np.concatenate([Sdot_i, Sdot], axis=1)
+                if i:
+                    phi = phi + ASi @ qdot[self._slices[i]]
+                    A = A @ Ad_inv[i - 1]
         Q = parts[0][0]
         for Qi, _, _ in parts[1:]:
             Q = Q @ Qi
@@ -135,11 +139,16 @@ class Composite(Joint):
             ``self``, or a joint of the same class with the new sub-joints.
         q, qdot : ndarray, shape (ndof,)
         """
-        q = self._coordinates(q, "q", real=True).copy()
-        qdot = self._coordinates(qdot, "qdot", real=True).copy()
+        return super().reparameterize(q, qdot)
+
+    def _reparameterize(self, q, qdot):
+        q, qdot = q.copy(), qdot.copy()
         joints, changed = [], False
         for j, s in zip(self.joints, self._slices, strict=True):
-            new, q[s], qdot[s] = j.reparameterize(q[s], qdot[s])
+            if not j.has_charts:
+                joints.append(j)
+                continue
+            new, q[s], qdot[s] = j._reparameterize(q[s], qdot[s])
             changed = changed or new is not j
             joints.append(new)
         return (self._rebuild(joints) if changed else self), q, qdot

@@ -245,8 +245,10 @@ class SphericalEuler(Joint):
         >>> j.chart, bool(abs(j.det_S(q)) > 0.8)
         ('YXZ', True)
         """
-        q, qdot = self._coordinates(q, "q", real=True), self._coordinates(qdot, "qdot", real=True)
-        if abs(self.det_S(q)) >= SWITCH_DET:
+        return super().reparameterize(q, qdot)
+
+    def _reparameterize(self, q, qdot):
+        if abs(self._det(np.sin(q), np.cos(q))) >= SWITCH_DET:
             return self, q, qdot
         R = self._R(np.sin(q), np.cos(q))
         new = SphericalEuler(best_chart(R))
