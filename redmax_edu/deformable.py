@@ -46,6 +46,9 @@ from .maximal.forces import Attachment
 
 __all__ = ["DeformableSpring", "SpringTerms", "NodeKinematics", "node_kinematics", "node_jacobians"]
 
+_EYE3 = np.eye(3)
+_EYE3.setflags(write=False)
+
 
 @dataclass(frozen=True)
 class SpringTerms:
@@ -206,7 +209,7 @@ class DeformableSpring:
         f = np.zeros((k, 3))
         K = np.zeros((3 * k, 3 * k)) if derivatives else None
         D = np.zeros((3 * k, 3 * k)) if derivatives else None
-        dx, dv = np.diff(x, axis=0), np.diff(v, axis=0)
+        dx, dv = x[1:] - x[:-1], v[1:] - v[:-1]  # segment vectors (np.diff, without its overhead)
         lengths = np.linalg.norm(dx, axis=1)
         if not (lengths > 0).all():
             raise ValueError(f"deformable {self.name!r}: two consecutive nodes coincide; the spring "
@@ -349,7 +352,7 @@ def node_jacobians(model, q, qdot, E, phi, J, Jdot=None):
         for slot, a in enumerate(spring.free):
             cols = slice(start + 3 * slot, start + 3 * slot + 3)
             x[a], v[a] = q[cols], qdot[cols]
-            Jn[a, :, cols] = np.eye(3)
+            Jn[a, :, cols] = _EYE3
         for a, att in spring.attachments.items():
             i = att.body
             if i < 0:
@@ -357,10 +360,11 @@ def node_jacobians(model, q, qdot, E, phi, J, Jdot=None):
                 continue
             R, G = E[i, :3, :3], spring._gammas[a]
             x[a] = R @ att.r + E[i, :3, 3]
+            G_phi = G @ phi[i]
             Jn[a] = R @ G @ Jb[i]                                             # Eq. (2.94): J_am J_mr
-            v[a] = R @ (G @ phi[i])
+            v[a] = R @ G_phi
             if Jd is not None:
-                acc[a] = R @ (hat_unchecked(phi[i, :3]) @ (G @ phi[i])) + R @ (G @ Jd[i])   # Eq. (2.95)
+                acc[a] = R @ (hat_unchecked(phi[i, :3]) @ G_phi) + R @ (G @ Jd[i])   # Eq. (2.95)
         out.append(NodeKinematics(x, v, Jn, acc))
     return out
 

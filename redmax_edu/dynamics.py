@@ -22,6 +22,7 @@ Every function takes the model and state arrays and returns arrays: no hidden st
 Taught in book/02_reduced/03_redmax_dynamics and 05_stiffness_damping.
 """
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +40,22 @@ __all__ = [
     "potential_energy", "energies", "linearly_implicit_euler_step", "hyper_reduce",
     "hyper_reduced_dynamics", "SingularMassMatrixError", "singular_joints",
 ]
+
+
+_LINEAR_TERMS = weakref.WeakKeyDictionary()
+
+
+def _linear_terms(model):
+    """The constant matrices of the model's linear forces, computed once per (immutable) model:
+    ``-diag(d)`` of the body damping (6n, 6n) and ``diag(K_r)``, ``diag(D_r)`` of the joint
+    springs and dampers (nq, nq), all read-only."""
+    terms = _LINEAR_TERMS.get(model)
+    if terms is None:
+        terms = (-np.diag(np.repeat(model.body_damping, 6)), np.diag(model.stiffness), np.diag(model.damping))
+        for a in terms:
+            a.setflags(write=False)
+        _LINEAR_TERMS[model] = terms
+    return terms
 
 
 class SingularMassMatrixError(ValueError):
@@ -238,7 +255,7 @@ def _maximal_forces(model, E, phi, derivatives=False):
     if not (derivatives or model.forces):
         return f
     n6 = 6 * model.n
-    K, D = np.zeros((n6, n6)), -np.diag(np.repeat(model.body_damping, 6))
+    K, D = np.zeros((n6, n6)), _linear_terms(model)[0].copy()
     for force in model.forces:
         terms = force.evaluate(E, phi)
         f = f + terms.f
@@ -312,8 +329,9 @@ def _assemble_checked(model, q, qdot, derivatives=False):
     f = J.T @ f_m - _qvv(model, J, Jdot, qdot) + _joint_forces(model, q, qdot)
     dfdq = dfdv = None
     if derivatives:
-        dfdv = J.T @ terms.D @ J - np.diag(model.damping)
-        dfdq = J.T @ terms.K @ J - np.diag(model.stiffness)
+        _, K_joint, D_joint = _linear_terms(model)
+        dfdv = J.T @ terms.D @ J - D_joint
+        dfdq = J.T @ terms.K @ J - K_joint
     if model.deformables:
         nodes = node_jacobians(model, q, qdot, kin.E_wi, phi, J, Jdot)
         M = M + _node_mass(model, nodes)

@@ -507,7 +507,7 @@ def ad_unchecked(phi):
 def inv_se3_unchecked(E):
     """:func:`inv_se3` of trusted transforms, stacked: (..., 4, 4) -> (..., 4, 4)."""
     Rt = np.swapaxes(E[..., :3, :3], -1, -2)
-    out = np.zeros_like(E)
+    out = np.zeros(E.shape, dtype=E.dtype)
     out[..., :3, :3] = Rt
     out[..., :3, 3] = -(Rt @ E[..., :3, 3, None])[..., 0]
     out[..., 3, 3] = 1.0
