@@ -92,20 +92,19 @@ class Composite(Joint):
                  for j, s in zip(self.joints, self._slices, strict=True)]
         _, S, Sdot = parts[-1]  # the last sub-joint moves the child frame itself (its tail is I)
         if len(parts) > 1:
-            # Ad(Q_i^-1) of all sub-joints but the first, at once; then, from the last sub-joint on,
-            # Ad(P^-1) and the twist phi of the tail P = Q_{i+1} ... Q_k (Eq. 2.56) that follows each
-            Ad_inv = adjoint_unchecked(inv_se3_unchecked(np.array([Qi for Qi, _, _ in parts[1:]])))
-            A, phi = Ad_inv[-1], S @ qdot[self._slices[-1]]
+            # from the last sub-joint on: Ad(P^-1) and the twist phi (Eq. 2.56) of the tail
+            # P = Q_{i+1} ... Q_k that follows sub-joint i, starting from P = Q_k
+            A, phi = adjoint_unchecked(inv_se3_unchecked(parts[-1][0])), S @ qdot[self._slices[-1]]
             for i in reversed(range(len(parts) - 1)):
-                _, Si, Sdi = parts[i]
+                Qi, Si, Sdi = parts[i]
                 ASi = A @ Si  # Eq. (2.54)
                 S = np.concatenate([ASi, S], axis=1)
                 if want_sdot:
                     Sdot_i = A @ Sdi - ad_unchecked(phi) @ ASi  # Eq. (2.55)-(2.58)
                     Sdot = np.concatenate([Sdot_i, Sdot], axis=1)
-                if i:
+                if i:  # the tail of sub-joint i - 1 is Q_i P
                     phi = phi + ASi @ qdot[self._slices[i]]
-                    A = A @ Ad_inv[i - 1]
+                    A = A @ adjoint_unchecked(inv_se3_unchecked(Qi))
         Q = parts[0][0]
         for Qi, _, _ in parts[1:]:
             Q = Q @ Qi
