@@ -133,19 +133,17 @@ class Trajectory:
             E[k] = kin.E_wi
         return T, V, E
 
+    # T, V and E_wi are documented with the attributes above (a docstring here would repeat them)
     @property
     def T(self):
-        """Kinetic energy (J) of every sample, shape (nt,)."""
         return self._recorded[0]
 
     @property
     def V(self):
-        """Potential energy (J) of every sample, shape (nt,)."""
         return self._recorded[1]
 
     @property
     def E_wi(self):
-        """World poses of the bodies at every sample, shape (nt, n, 4, 4)."""
         return self._recorded[2]
 
     @property

@@ -496,7 +496,7 @@ def adjoint_unchecked(E):
 
 
 def ad_unchecked(phi):
-    """:func:`ad` of trusted twists, stacked: (..., 6) -> (..., 6, 6), filled at the :func:`_ad_places`."""
+    """:func:`ad` of trusted twists, stacked: (..., 6) -> (..., 6, 6), filled at the ``_ad_places``."""
     entries = phi[..., _AD_SOURCE]
     out = np.zeros(phi.shape[:-1] + (36,), dtype=phi.dtype)
     out[..., _AD_PLUS] = entries
