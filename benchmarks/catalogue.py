@@ -1,11 +1,12 @@
 """Wall time of the whole scene catalogue against the reference code under Octave.
 
-    python benchmarks/catalogue.py [--repeats 5] [--scenes -1 0 18] [--octave FILE]
+    python benchmarks/catalogue.py [--repeats 5] [--budget 1.0] [--scenes -1 0 18] [--octave FILE]
 
 For every scene that ``redmax_edu.scenes.scene(id)`` builds and every integrator in its
-``integrators``, times ``Scene.simulate(method)`` over the span of the reference run, the
-best of ``--repeats`` runs for a run shorter than a second (one run otherwise), and sets it
-beside the reference code's own wall time under GNU Octave 7.3
+``integrators``, times ``Scene.simulate(method)`` over the span of the reference run (the
+best of at least ``--repeats`` runs and of as many more as fit in ``--budget`` seconds; one
+run if it alone takes longer), and sets it beside the reference code's own wall time under
+GNU Octave 7.3
 (``octave_wall_times.json``, an unchanged copy of the workspace's
 ``shared/reference/redmax_scenes/octave_wall_times.json``, next to this script so that a
 clean checkout runs it; ``tests/unit/test_reference_copies.py`` checks the copy). The
@@ -17,8 +18,8 @@ Prints, per scene and type, the steps and evaluations of the equations of motion
 Octave's time and their ratio; then the totals per type and overall, the slowest ratios, the
 runs that miss the target (20x faster than Octave per run; 50x for the catalogue total), and
 the reference runs not timed here (a scene not built yet, or an integrator type the scene
-does not offer yet). Our times vary with the machine and its load (the best of several runs
-damps that); the step and evaluation counts do not.
+does not offer yet). Our times vary with the machine and its load (on a shared machine, the
+best of several runs catches its quiet moments); the step and evaluation counts do not.
 """
 
 import argparse
@@ -38,14 +39,16 @@ METHOD_OF_TYPE = {1: "rk45_recursive", 2: "rk45", 3: "euler"}
 TARGET_PER_RUN, TARGET_TOTAL = 20.0, 50.0
 
 
-def best_time(fn, repeats, long_run=1.0):
-    """Best wall time of up to ``repeats`` calls of ``fn`` (one call if it takes ``long_run`` s or more)."""
-    best, result = float("inf"), None
-    for _ in range(repeats):
+def best_time(fn, repeats, budget):
+    """Best wall time of ``fn()`` and its result: at least ``repeats`` calls, more while the calls
+    so far took less than ``budget`` s in all, a single call if it alone takes ``budget`` s."""
+    best, total, count, result = float("inf"), 0.0, 0, None
+    while count < repeats or total < budget:
         start = time.perf_counter()
         result = fn()
-        best = min(best, time.perf_counter() - start)
-        if best >= long_run:
+        elapsed = time.perf_counter() - start
+        best, total, count = min(best, elapsed), total + elapsed, count + 1
+        if elapsed >= budget:
             break
     return best, result
 
@@ -67,15 +70,16 @@ def build(scene_id):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5, help="runs per short simulation (the best counts)")
+    parser.add_argument("--repeats", type=int, default=5, help="least runs per simulation (the best counts)")
+    parser.add_argument("--budget", type=float, default=1.0, help="seconds of runs per simulation")
     parser.add_argument("--scenes", type=int, nargs="+", default=None, help="only these scene ids")
     parser.add_argument("--octave", default=OCTAVE_TIMES, help="the reference wall times (JSON)")
     args = parser.parse_args()
     runs = reference_runs(args.octave)
     ids = sorted({sid for sid, _ in runs} if args.scenes is None else set(args.scenes))
     rows, missing, warmed = [], [], set()
-    print(f"Scene.simulate over the reference span, best of up to {args.repeats} runs, against the "
-          "reference code under Octave 7.3")
+    print(f"Scene.simulate over the reference span (best of at least {args.repeats} runs or of "
+          f"{args.budget:g} s of runs) against the reference code under Octave 7.3")
     print(f"{'scene':33s} {'type':>4s} {'method':>14s} {'span':>5s} {'steps':>6s} {'evals':>6s} | "
           f"{'ours':>9s} {'Octave':>8s} {'ratio':>8s}")
     for sid in ids:
@@ -93,7 +97,8 @@ def main():
             if method not in warmed:  # the first run of a method imports and caches what it needs
                 scene.simulate(method, t_span=(span[0], span[0] + (span[1] - span[0]) / 20))
                 warmed.add(method)
-            seconds, tr = best_time(lambda s=scene, m=method, t=span: s.simulate(m, t_span=t), args.repeats)
+            seconds, tr = best_time(lambda s=scene, m=method, t=span: s.simulate(m, t_span=t), args.repeats,
+                                    args.budget)
             ratio = octave / seconds
             rows.append((sid, scene.name, itype, method, seconds, octave, ratio))
             flag = "" if ratio >= TARGET_PER_RUN else f"  < {TARGET_PER_RUN:g}x"
