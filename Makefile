@@ -74,7 +74,7 @@ $(BENCH)/.installed: requirements.txt pyproject.toml
 
 bench: $(BENCH)/.installed
 	$(BENCH)/bin/python benchmarks/forward_dynamics.py
-	$(BENCH)/bin/python benchmarks/gallery.py
+	$(BENCH)/bin/python benchmarks/catalogue.py
 
 lint: setup
 	$(BIN)/ruff check .

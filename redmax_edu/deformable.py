@@ -46,6 +46,9 @@ from .maximal.forces import Attachment
 
 __all__ = ["DeformableSpring", "SpringTerms", "NodeKinematics", "node_kinematics", "node_jacobians"]
 
+_EYE3 = np.eye(3)
+_EYE3.setflags(write=False)
+
 
 @dataclass(frozen=True)
 class SpringTerms:
@@ -163,6 +166,8 @@ class DeformableSpring:
                 raise ValueError(f"{where}: field '{key}' must be an Attachment(body, r) or None, "
                                  f"got {type(att).__name__}")
             self.attachments[node] = att
+        # the material Jacobians Gamma(r) of the attached points (Eq. 2.94), constant
+        self._gammas = {node: gamma(att.r) for node, att in self.attachments.items()}
         self.free = tuple(a for a in range(self.nnodes) if a not in self.attachments)
         for arr in (self.nodes, self.rest_lengths):
             arr.setflags(write=False)
@@ -190,20 +195,21 @@ class DeformableSpring:
         return self.nodes[list(self.free)].ravel()
 
     # --- node-space mechanics: Eq. (2.92)-(2.93) ----------------------------------------------
-    def elastic(self, x, v):
+    def elastic(self, x, v, derivatives=True):
         """Spring forces on the nodes at positions ``x`` (k, 3) and velocities ``v`` (k, 3).
 
         Returns
         -------
         SpringTerms
             ``f`` (k, 3) and its derivatives ``K = df/dx``, ``D = df/dv`` of shape (3k, 3k), with
-            node-major ordering (``K[3a + i, 3b + j] = df_a,i / dx_b,j``).
+            node-major ordering (``K[3a + i, 3b + j] = df_a,i / dx_b,j``); ``K`` and ``D`` are None
+            when ``derivatives`` is false.
         """
         k = self.nnodes
         f = np.zeros((k, 3))
-        K = np.zeros((3 * k, 3 * k))
-        D = np.zeros((3 * k, 3 * k))
-        dx, dv = np.diff(x, axis=0), np.diff(v, axis=0)
+        K = np.zeros((3 * k, 3 * k)) if derivatives else None
+        D = np.zeros((3 * k, 3 * k)) if derivatives else None
+        dx, dv = x[1:] - x[:-1], v[1:] - v[:-1]  # segment vectors (np.diff, without its overhead)
         lengths = np.linalg.norm(dx, axis=1)
         if not (lengths > 0).all():
             raise ValueError(f"deformable {self.name!r}: two consecutive nodes coincide; the spring "
@@ -214,14 +220,16 @@ class DeformableSpring:
             eps, epsdot = (l - L) / L, float(u @ w) / L
             tension = (self.stiffness * eps + self.damping * epsdot) / L     # Eq. (2.93)
             energy += 0.5 * self.stiffness * eps * eps                         # Eq. (2.92)
+            f[s] += tension * u
+            f[s + 1] -= tension * u
+            if not derivatives:
+                continue
             P = np.eye(3) - np.outer(u, u)
             # d(tension u)/d(dx): along u through l and ldot, across u through the direction
             dF_dd = (self.stiffness / L**2) * np.outer(u, u) + tension * P / l \
                 + (self.damping / L**2) * np.outer(u, P @ w / l)
             dF_dw = (self.damping / L**2) * np.outer(u, u)
             a, b = slice(3 * s, 3 * s + 3), slice(3 * s + 3, 3 * s + 6)
-            f[s] += tension * u
-            f[s + 1] -= tension * u
             # node s feels +F, node s+1 feels -F; dx = x_{s+1} - x_s
             for (ra, sa), (rb, sb) in (((a, 1), (b, 1)), ((a, 1), (a, -1)), ((b, -1), (b, 1)),
                                        ((b, -1), (a, -1))):
@@ -344,18 +352,19 @@ def node_jacobians(model, q, qdot, E, phi, J, Jdot=None):
         for slot, a in enumerate(spring.free):
             cols = slice(start + 3 * slot, start + 3 * slot + 3)
             x[a], v[a] = q[cols], qdot[cols]
-            Jn[a, :, cols] = np.eye(3)
+            Jn[a, :, cols] = _EYE3
         for a, att in spring.attachments.items():
             i = att.body
             if i < 0:
                 x[a] = att.r
                 continue
-            R, G = E[i, :3, :3], gamma(att.r)
+            R, G = E[i, :3, :3], spring._gammas[a]
             x[a] = R @ att.r + E[i, :3, 3]
+            G_phi = G @ phi[i]
             Jn[a] = R @ G @ Jb[i]                                             # Eq. (2.94): J_am J_mr
-            v[a] = R @ (G @ phi[i])
+            v[a] = R @ G_phi
             if Jd is not None:
-                acc[a] = R @ (hat_unchecked(phi[i, :3]) @ (G @ phi[i])) + R @ (G @ Jd[i])   # Eq. (2.95)
+                acc[a] = R @ (hat_unchecked(phi[i, :3]) @ G_phi) + R @ (G @ Jd[i])   # Eq. (2.95)
         out.append(NodeKinematics(x, v, Jn, acc))
     return out
 

@@ -22,6 +22,7 @@ Every function takes the model and state arrays and returns arrays: no hidden st
 Taught in book/02_reduced/03_redmax_dynamics and 05_stiffness_damping.
 """
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +31,7 @@ from ._validate import as_array, as_scalar
 from .constraints import DEFAULT_BAUMGARTE, assemble_constraints, check_baumgarte, check_constraint_set
 from .deformable import node_jacobians
 from .jacobian import fill_jacobian, jacobian
-from .kinematics import forward_kinematics
+from .kinematics import _forward_kinematics, forward_kinematics
 from .lie import ad_unchecked
 from .model import check_model
 
@@ -41,6 +42,22 @@ __all__ = [
     "hyper_reduced_dynamics", "SingularMassMatrixError", "singular_joints", "ConstrainedSolution",
     "constrained_dynamics",
 ]
+
+
+_LINEAR_TERMS = weakref.WeakKeyDictionary()
+
+
+def _linear_terms(model):
+    """The constant matrices of the model's linear forces, computed once per (immutable) model:
+    ``-diag(d)`` of the body damping (6n, 6n) and ``diag(K_r)``, ``diag(D_r)`` of the joint
+    springs and dampers (nq, nq), all read-only."""
+    terms = _LINEAR_TERMS.get(model)
+    if terms is None:
+        terms = (-np.diag(np.repeat(model.body_damping, 6)), np.diag(model.stiffness), np.diag(model.damping))
+        for a in terms:
+            a.setflags(write=False)
+        _LINEAR_TERMS[model] = terms
+    return terms
 
 
 class SingularMassMatrixError(ValueError):
@@ -183,7 +200,7 @@ def _node_forces(model, nodes, derivatives=False):
     f = np.zeros(model.nq)
     K, D = np.zeros((model.nq, model.nq)), np.zeros((model.nq, model.nq))
     for spring, kin in zip(model.deformables, nodes, strict=True):
-        terms = spring.elastic(kin.x, kin.v)
+        terms = spring.elastic(kin.x, kin.v, derivatives)
         Jn = kin.J.reshape(-1, model.nq)
         f_nodes = terms.f + spring.node_mass * (model.gravity[None] - kin.Jdot_qdot)   # Eq. (2.91), (2.93)
         f += Jn.T @ f_nodes.ravel()
@@ -227,6 +244,11 @@ def maximal_forces(model, E, phi, derivatives=False):
     """
     check_model(model)
     E, phi = as_array(E, (model.n, 4, 4), "E"), as_array(phi, (model.n, 6), "phi")
+    return _maximal_forces(model, E, phi, derivatives)
+
+
+def _maximal_forces(model, E, phi, derivatives=False):
+    """:func:`maximal_forces` of checked arrays."""
     M = model.spatial_inertias
     Mphi = (M @ phi[:, :, None])[:, :, 0]
     f = np.einsum("nji,nj->ni", ad_unchecked(phi), Mphi)          # Coriolis, Eq. (1.21)
@@ -238,7 +260,7 @@ def maximal_forces(model, E, phi, derivatives=False):
     if not (derivatives or model.forces):
         return f
     n6 = 6 * model.n
-    K, D = np.zeros((n6, n6)), -np.diag(np.repeat(model.body_damping, 6))
+    K, D = np.zeros((n6, n6)), _linear_terms(model)[0].copy()
     for force in model.forces:
         terms = force.evaluate(E, phi)
         f = f + terms.f
@@ -260,15 +282,19 @@ def joint_forces(model, q, qdot):
     >>> joint_forces(sprung, np.array([0.2]), np.array([1.0]))  # -5 * 0.2 - 0.5 * 1
     array([-1.5])
     """
-    q, qdot = check_model(model).check_state(q, qdot)
+    return _joint_forces(model, *check_model(model).check_state(q, qdot))
+
+
+def _joint_forces(model, q, qdot):
+    """:func:`joint_forces` of a checked state."""
     return -model.stiffness * (q - model.q_rest) - model.damping * qdot
 
 
 def _state(model, q, qdot):
-    q, qdot = check_model(model).check_state(q, qdot)
-    kin = forward_kinematics(model, q, qdot)
+    """The forward sweep of a checked state and the Jacobians filled from it (Alg. 1-2)."""
+    kin = _forward_kinematics(model, q, qdot)
     J, Jdot = fill_jacobian(model, kin, with_derivative=True)
-    return q, qdot, kin, J, Jdot, kin.phi
+    return kin, J, Jdot, kin.phi
 
 
 @dataclass(frozen=True)
@@ -294,16 +320,26 @@ class _Assembly:
 
 
 def _assemble(model, q, qdot, derivatives=False):
-    """Eq. (2.19) (Eq. 2.99 with deformables) at one state: the shared core of this module."""
-    q, qdot, kin, J, Jdot, phi = _state(model, q, qdot)
-    terms = maximal_forces(model, kin.E_wi, phi, derivatives=derivatives)
+    """Eq. (2.19) (Eq. 2.99 with deformables) at one state, checked here (see :func:`_assemble_checked`)."""
+    return _assemble_checked(model, *check_model(model).check_state(q, qdot), derivatives)
+
+
+def _assemble_checked(model, q, qdot, derivatives=False):
+    """Eq. (2.19) (Eq. 2.99 with deformables) at a checked state: the shared core of this module.
+
+    The public functions check their arguments once and call this (the integrators call it at
+    every step through :func:`_forward_dynamics` and :func:`_euler_step`).
+    """
+    kin, J, Jdot, phi = _state(model, q, qdot)
+    terms = _maximal_forces(model, kin.E_wi, phi, derivatives=derivatives)
     f_m = terms.f if derivatives else terms
     M = _block_mass(model, J)
-    f = J.T @ f_m - _qvv(model, J, Jdot, qdot) + joint_forces(model, q, qdot)
+    f = J.T @ f_m - _qvv(model, J, Jdot, qdot) + _joint_forces(model, q, qdot)
     dfdq = dfdv = None
     if derivatives:
-        dfdv = J.T @ terms.D @ J - np.diag(model.damping)
-        dfdq = J.T @ terms.K @ J - np.diag(model.stiffness)
+        _, K_joint, D_joint = _linear_terms(model)
+        dfdv = J.T @ terms.D @ J - D_joint
+        dfdq = J.T @ terms.K @ J - K_joint
     if model.deformables:
         nodes = node_jacobians(model, q, qdot, kin.E_wi, phi, J, Jdot)
         M = M + _node_mass(model, nodes)
@@ -343,7 +379,8 @@ def quadratic_velocity_vector(model, q, qdot):
     >>> quadratic_velocity_vector(pendulum, [0.3], [2.0]) + 0.0
     array([0.])
     """
-    q, qdot, kin, J, Jdot, phi = _state(model, q, qdot)
+    q, qdot = check_model(model).check_state(q, qdot)
+    kin, J, Jdot, phi = _state(model, q, qdot)
     out = -_qvv(model, J, Jdot, qdot)
     if model.deformables:
         for spring, nodes in zip(model.deformables, node_jacobians(model, q, qdot, kin.E_wi, phi, J, Jdot),
@@ -400,11 +437,18 @@ def forward_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMG
     >>> forward_dynamics(pendulum, [np.pi / 2], [0.0])
     array([-9.76119403])
     """
-    if check_model(model).constraints:
-        return constrained_dynamics(model, q, qdot, tau, t=t, baumgarte=baumgarte).x
-    terms = _assemble(model, q, qdot)
+    q, qdot = check_model(model).check_state(q, qdot)
+    return _forward_dynamics(model, q, qdot, _tau(model, tau), as_scalar(t, "t"), check_baumgarte(baumgarte))
+
+
+def _forward_dynamics(model, q, qdot, tau=None, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
+    """:func:`forward_dynamics` of a checked state, ``tau`` (an (nq,) array or None), time and gains."""
+    if model.constraints:
+        return _constrained_dynamics(model, q, qdot, tau, t, baumgarte).x
+    terms = _assemble_checked(model, q, qdot)
+    f = terms.f if tau is None else terms.f + tau
     # numpy's LU solve: for the small dense M_r it costs less than scipy's Cholesky wrappers
-    return _solve_checked(model, q, terms.M, terms.f + _tau(model, tau))
+    return _solve_checked(model, q, terms.M, f)
 
 
 @dataclass(frozen=True)
@@ -523,12 +567,18 @@ def constrained_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_B
     >>> bool(np.isclose(sol.x[0], sol.x[1]))
     True
     """
-    alpha, beta, _ = check_baumgarte(baumgarte)
-    t = as_scalar(t, "t")
-    terms = _assemble(model, q, qdot)
-    rows = assemble_constraints(model, terms.q, terms.qdot, terms.kin, terms.J, terms.Jdot, t)
-    x, lam = _solve_constrained(model, terms.q, terms.M, terms.f + _tau(model, tau), rows,
-                                rows.acceleration_rhs(terms.qdot, alpha, beta),
+    q, qdot = check_model(model).check_state(q, qdot)
+    t, baumgarte = as_scalar(t, "t"), check_baumgarte(baumgarte)
+    return _constrained_dynamics(model, q, qdot, _tau(model, tau), t, baumgarte)
+
+
+def _constrained_dynamics(model, q, qdot, tau, t, baumgarte):
+    """:func:`constrained_dynamics` of a checked state, ``tau`` (an (nq,) array or None), time and gains."""
+    alpha, beta, _ = baumgarte
+    terms = _assemble_checked(model, q, qdot)
+    rows = assemble_constraints(model, q, qdot, terms.kin, terms.J, terms.Jdot, t)
+    f = terms.f if tau is None else terms.f + tau
+    x, lam = _solve_constrained(model, q, terms.M, f, rows, rows.acceleration_rhs(qdot, alpha, beta),
                                 "the KKT matrix of M_r and the constraint rows (Eq. 2.110)", rows.active)
     return ConstrainedSolution(x, lam, rows)
 
@@ -563,7 +613,7 @@ def _energies(model, q, qdot, kin):
         nodes = node_jacobians(model, q, qdot, E, phi, fill_jacobian(model, kin))
         for spring, n in zip(model.deformables, nodes, strict=True):
             T += 0.5 * spring.node_mass * float(np.sum(n.v ** 2))
-            V += spring.elastic(n.x, n.v).energy
+            V += spring.elastic(n.x, n.v, derivatives=False).energy
             V -= spring.node_mass * float(np.sum(n.x @ model.gravity))
     V += sum(float(force.potential_energy(E)) for force in model.forces)
     return T, V
@@ -617,14 +667,15 @@ def energies(model, q, qdot):
     (4.02, 0.0)
     """
     q, qdot = check_model(model).check_state(q, qdot)
-    return _energies(model, q, qdot, forward_kinematics(model, q, qdot))
+    return _energies(model, q, qdot, _forward_kinematics(model, q, qdot))
 
 
 def _euler_system(model, terms, h, tau):
     """``A qdot1 = b`` of Eq. (2.86) from an assembly with derivatives: ``A = M_r - h df/dqdot - h^2 df/dq``,
     ``b = M_r qdot0 + h (f_r + tau - df/dqdot qdot0)``."""
     A = terms.M - h * terms.dfdv - h * h * terms.dfdq
-    return A, terms.M @ terms.qdot + h * (terms.f + _tau(model, tau) - terms.dfdv @ terms.qdot)
+    f = terms.f if tau is None else terms.f + tau
+    return A, terms.M @ terms.qdot + h * (f - terms.dfdv @ terms.qdot)
 
 
 def linearly_implicit_euler_step(model, q, qdot, h, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
@@ -665,13 +716,18 @@ def linearly_implicit_euler_step(model, q, qdot, h, tau=None, *, t=0.0, baumgart
     """
     h = as_scalar(h, "h", minimum=0.0, strict=True)
     q, qdot = check_model(model).check_state(q, qdot)
-    terms = _assemble(model, q, qdot, derivatives=True)
+    return _euler_step(model, q, qdot, h, _tau(model, tau), as_scalar(t, "t"), check_baumgarte(baumgarte))
+
+
+def _euler_step(model, q, qdot, h, tau=None, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
+    """:func:`linearly_implicit_euler_step` of a checked state, step, ``tau`` (an (nq,) array or None),
+    time and gains."""
+    terms = _assemble_checked(model, q, qdot, derivatives=True)
     A, b = _euler_system(model, terms, h, tau)
     what = f"the matrix M_r - h df/dqdot - h^2 df/dq of the step h = {h:g}"
     if model.constraints:
-        gamma_ = check_baumgarte(baumgarte)[2]
-        rows = assemble_constraints(model, q, qdot, terms.kin, terms.J, terms.Jdot, as_scalar(t, "t"))
-        qdot1, _ = _solve_constrained(model, q, A, b, rows, rows.velocity_rhs(h, gamma_),
+        rows = assemble_constraints(model, q, qdot, terms.kin, terms.J, terms.Jdot, t)
+        qdot1, _ = _solve_constrained(model, q, A, b, rows, rows.velocity_rhs(h, baumgarte[2]),
                                       f"the KKT matrix of {what[4:]} and the constraint rows (Eq. 2.106)",
                                       np.ones(len(rows.G), dtype=bool))
     else:
@@ -752,6 +808,6 @@ def hyper_reduced_dynamics(model, J_rR, q, qdot, tau_R=None):
         raise ValueError("argument 'qdot' is not of the form J_rR @ qdot_R: the state leaves the "
                          "hyper-reduced coordinates")
     tau_R = np.zeros(J_rR.shape[1]) if tau_R is None else as_array(tau_R, (J_rR.shape[1],), "tau_R")
-    terms = _assemble(model, q, qdot)
+    terms = _assemble_checked(model, q, qdot)
     return _solve_checked(model, q, J_rR.T @ terms.M @ J_rR, J_rR.T @ terms.f + tau_R,
                           "J_rR^T M_r J_rR (is J_rR of full column rank?)")

@@ -33,14 +33,15 @@ Taught in book/02_reduced/03_redmax_dynamics and 05_stiffness_damping.
 """
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from ._validate import as_real, check_count
 from .constraints import DEFAULT_BAUMGARTE, check_baumgarte, check_constraint_set, constraint_rows
 from .contact import frictional_euler_step
-from .dynamics import SingularMassMatrixError, energies, forward_dynamics, linearly_implicit_euler_step
-from .kinematics import forward_kinematics
+from .dynamics import SingularMassMatrixError, _energies, _euler_step, _forward_dynamics
+from .kinematics import _forward_kinematics
 from .model import Model
 from .recursive import recursive_forward_dynamics
 
@@ -48,8 +49,13 @@ __all__ = ["METHODS", "ODE_ACCELERATIONS", "SimulationError", "Trajectory", "sim
            "DEFAULT_SAMPLE_DT", "DIVERGED"]
 
 #: Joint accelerations ``qddot = f(model, q, qdot, tau)`` of the methods that hand the
-#: equations of motion to an ODE solver: dense (reference type 2) and recursive (type 1).
-ODE_ACCELERATIONS = {"rk45": forward_dynamics, "rk45_recursive": recursive_forward_dynamics}
+#: equations of motion to an ODE solver, called with a checked state (float arrays of shape
+#: (nq,)), ``tau`` an (nq,) array or None, and keywords ``t`` (time) and ``baumgarte`` (the
+#: checked gains of the constraints): :func:`simulate` checks its arguments once, so these are
+#: the lean cores of the public functions (``"rk45"``: that of
+#: :func:`redmax_edu.dynamics.forward_dynamics`, reference type 2; ``"rk45_recursive"``:
+#: recursive forward dynamics, type 1).
+ODE_ACCELERATIONS = {"rk45": _forward_dynamics, "rk45_recursive": recursive_forward_dynamics}
 
 #: The method names :func:`simulate` accepts.
 METHODS = (*ODE_ACCELERATIONS, "euler")
@@ -88,7 +94,7 @@ class Trajectory:
     q, qdot : ndarray, shape (nt, nq)
         Joint coordinates and velocities; row k is in the coordinates of ``models[k]``.
     T, V : ndarray, shape (nt,)
-        Kinetic and potential energy (J) from :func:`redmax_edu.dynamics.energies`.
+        Kinetic and potential energy (J), the values of :func:`redmax_edu.dynamics.energies`.
     E_wi : ndarray, shape (nt, n, 4, 4)
         World poses of the bodies (independent of any chart change).
     method : str
@@ -107,14 +113,16 @@ class Trajectory:
         contacts): the staggered-projection iterations of each step (§2.11).
     reparameterized : ndarray, shape (k,)
         Times at which ``model.reparameterize`` changed the coordinates.
+
+    Notes
+    -----
+    ``T``, ``V`` and ``E_wi`` are evaluated on first access, by one forward sweep per sample
+    (the simulation itself needs none of them, and a long run has many samples).
     """
 
     t: np.ndarray
     q: np.ndarray
     qdot: np.ndarray
-    T: np.ndarray
-    V: np.ndarray
-    E_wi: np.ndarray
     method: str
     models: tuple
     h: float | None
@@ -122,6 +130,30 @@ class Trajectory:
     nfev: int
     reparameterized: np.ndarray
     friction_iterations: np.ndarray | None = None
+
+    @cached_property
+    def _recorded(self):
+        """``(T, V, E_wi)`` of every sample, each from one forward sweep in the sample's model."""
+        T, V = np.empty(len(self.t)), np.empty(len(self.t))
+        E = np.empty((len(self.t), self.model.n, 4, 4))
+        for k, (q, qdot, model) in enumerate(zip(self.q, self.qdot, self.models, strict=True)):
+            kin = _forward_kinematics(model, q, qdot)
+            T[k], V[k] = _energies(model, q, qdot, kin)
+            E[k] = kin.E_wi
+        return T, V, E
+
+    # T, V and E_wi are documented with the attributes above (a docstring here would repeat them)
+    @property
+    def T(self):
+        return self._recorded[0]
+
+    @property
+    def V(self):
+        return self._recorded[1]
+
+    @property
+    def E_wi(self):
+        return self._recorded[2]
 
     @property
     def H(self):
@@ -208,7 +240,7 @@ def _check_atol(atol, nq):
 
 
 def _check_finite(t, y, method):
-    if not np.isfinite(y).all() or np.abs(y).max() > DIVERGED:
+    if y.size and not np.abs(y).max() <= DIVERGED:  # (NaN fails the comparison too)
         remedy = ("use a smaller step 'h', or check for joints whose coordinates reach a singularity "
                   "(with reparameterize=False)" if method == "euler"
                   else "the model may be unstable or stiff; try method='euler'")
@@ -219,34 +251,34 @@ def _check_finite(t, y, method):
 # --- recording -------------------------------------------------------------------------------
 
 class _Recorder:
-    """Collects samples and evaluates energies and body poses in each sample's model."""
+    """Collects samples, one at a time or in blocks, each with the model it is expressed in.
+
+    It keeps the state arrays it is given (the drivers pass arrays they no longer change).
+    """
 
     def __init__(self):
         self.t, self.q, self.qdot, self.models = [], [], [], []
 
     def add(self, t, q, qdot, model):
-        self.t.append(float(t))
-        self.q.append(np.array(q, dtype=float))
-        self.qdot.append(np.array(qdot, dtype=float))
-        self.models.append(model)
+        self.add_block([t], [q], [qdot], model)
+
+    def add_block(self, t, q, qdot, model):
+        """Samples at the times ``t`` (m,) with states ``q``, ``qdot`` (m, nq) in one model."""
+        self.t.extend(t)
+        self.q.extend(q)
+        self.qdot.extend(qdot)
+        self.models.extend([model] * len(t))
 
     def trajectory(self, method, h, nsteps, nfev, reparameterized, friction_iterations=None):
-        T, V, E = [], [], []
-        for q, qdot, model in zip(self.q, self.qdot, self.models, strict=True):
-            Tk, Vk = energies(model, q, qdot)
-            T.append(Tk)
-            V.append(Vk)
-            E.append(forward_kinematics(model, q).E_wi)
-        return Trajectory(t=np.array(self.t), q=np.array(self.q), qdot=np.array(self.qdot),
-                          T=np.array(T), V=np.array(V), E_wi=np.array(E), method=method,
-                          models=tuple(self.models), h=h, nsteps=nsteps, nfev=nfev,
+        return Trajectory(t=np.array(self.t, dtype=float), q=np.array(self.q), qdot=np.array(self.qdot),
+                          method=method, models=tuple(self.models), h=h, nsteps=nsteps, nfev=nfev,
                           reparameterized=np.array(reparameterized, dtype=float),
                           friction_iterations=friction_iterations)
 
 
 def _reparameterize(model, q, qdot):
-    """``model.reparameterize`` and whether it changed anything."""
-    new_model, q1, qdot1 = model.reparameterize(q, qdot)
+    """``model.reparameterize`` of a checked state and whether it changed anything."""
+    new_model, q1, qdot1 = model._reparameterize(q, qdot)
     changed = new_model is not model or not (np.array_equal(q1, q) and np.array_equal(qdot1, qdot))
     return new_model, q1, qdot1, changed
 
@@ -274,6 +306,8 @@ def _integrate_ode(model, q, qdot, t0, t1, grid, tau_fn, accel, rtol, atol, max_
 
     def rhs(t, y):
         current["nfev"] += 1
+        if not np.isfinite(y).all():  # a stage that blew up (accel does not check its arguments)
+            _check_finite(t, y, method)
         tau = None if tau_fn is None else tau_fn(t)
         try:
             qddot = accel(current["model"], y[:nq], y[nq:], tau, t=t, baumgarte=baumgarte)
@@ -282,10 +316,6 @@ def _integrate_ode(model, q, qdot, t0, t1, grid, tau_fn, accel, rtol, atol, max_
                                   f"singular or not positive definite ({err})") from None
         except SingularMassMatrixError as err:
             raise SimulationError(f"forward dynamics failed at t = {t:.6g} s: {err}") from None
-        except ValueError:
-            if not np.isfinite(y).all():
-                _check_finite(t, y, method)
-            raise
         return np.concatenate([y[nq:], qddot])
 
     rec = _Recorder()
@@ -310,12 +340,11 @@ def _integrate_ode(model, q, qdot, t0, t1, grid, tau_fn, accel, rtol, atol, max_
                 raise SimulationError(f"RK45 needed more than max_steps = {max_steps} steps and reached only "
                                       f"t = {solver.t:.6g} s (last step {solver.step_size:.3g} s); the "
                                       "problem is probably stiff: use method='euler'")
-            if k < len(grid) and grid[k] <= solver.t:
-                dense = solver.dense_output()  # the same interpolant solve_ivp uses for t_eval
-                while k < len(grid) and grid[k] <= solver.t:
-                    y = dense(grid[k])
-                    rec.add(grid[k], y[:nq], y[nq:], current["model"])
-                    k += 1
+            k_end = int(np.searchsorted(grid, solver.t, side="right"))
+            if k_end > k:  # the samples in this step, from the interpolant solve_ivp uses for t_eval
+                y = solver.dense_output()(grid[k:k_end])
+                rec.add_block(grid[k:k_end], y[:nq].T, y[nq:].T, current["model"])
+                k = k_end
             _advance(bar, solver.t - t_old)
             if reparameterize and solver.status == "running":
                 y = solver.y
@@ -354,8 +383,7 @@ def _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, progress, r
                     f_beta = info.f_beta
                     iterations.append(info.iterations)
                 else:
-                    q, qdot = linearly_implicit_euler_step(model, q, qdot, h, tau, t=t - h,
-                                                           baumgarte=baumgarte)
+                    q, qdot = _euler_step(model, q, qdot, h, tau, t - h, baumgarte)
             except np.linalg.LinAlgError as err:
                 raise SimulationError(f"linearly implicit Euler failed in the step to t = {t:.6g} s: "
                                       f"singular system ({err})") from None
@@ -474,6 +502,8 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
     t0, t1 = _check_span(t_span)
     h = _positive(h, "h", allow_none=True)
     sample_dt = _positive(sample_dt, "sample_dt", allow_none=True)
+    # only joints with singular coordinates can change them (§2.4.5, §2.4.8)
+    reparameterize = bool(reparameterize) and any(b.joint.has_charts for b in model.bodies)
     tau_fn = _tau_function(tau, nq)
     baumgarte = check_baumgarte(baumgarte)
     if tau_fn is not None:

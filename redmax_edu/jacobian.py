@@ -13,7 +13,7 @@ Taught in book/02_reduced/02_jacobian.
 import numpy as np
 
 from ._validate import as_columns
-from .kinematics import forward_kinematics, joint_twist_adjoints
+from .kinematics import _tree, forward_kinematics, joint_twist_adjoints
 from .lie import ad_unchecked
 
 __all__ = ["jacobian", "jacobian_and_derivative", "fill_jacobian", "jacobian_product",
@@ -26,8 +26,11 @@ def _parent_adjoint_rates(model, kin):
     ``kin`` must carry the twists; for a root the parent twist is the world's, zero.
     """
     ad_phi = ad_unchecked(kin.phi)
-    ad_parent = np.where((np.array(model.parents) >= 0)[:, None, None], ad_phi[list(model.parents)], 0.0)
+    ad_parent = np.concatenate([ad_phi, _ZERO6])[_tree(model).parents]  # a root's parent (the world) rests
     return -ad_phi @ kin.A_ip + kin.A_ip @ ad_parent
+
+
+_ZERO6 = np.zeros((1, 6, 6))
 
 
 def fill_jacobian(model, kin, with_derivative=False):
@@ -50,11 +53,13 @@ def fill_jacobian(model, kin, with_derivative=False):
     True
     """
     n, nq = model.n, model.nq
-    A_ij, A_ip = joint_twist_adjoints(model), kin.A_ip
+    tree, A_ip = _tree(model), kin.A_ip
+    A_ij = tree.A_ij
     J = np.zeros((n, 6, nq))
     if with_derivative:
-        A_ip_dot = _parent_adjoint_rates(model, kin)              # Eq. (2.18), all bodies at once
         Jdot = np.zeros((n, 6, nq))
+        if tree.has_parents:  # (a model of roots alone has no Ad(E_i_p) in J)
+            A_ip_dot = _parent_adjoint_rates(model, kin)          # Eq. (2.18), all bodies at once
     for i, p in enumerate(model.parents):
         s = model.dofs[i]
         J[i, :, s] = A_ij[i] @ kin.S[i]                          # Alg. 1: diagonal block

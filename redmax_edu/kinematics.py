@@ -22,7 +22,8 @@ from .model import check_model
 
 __all__ = ["Kinematics", "forward_kinematics", "body_poses", "body_twists", "joint_twist_adjoints"]
 
-_CONSTANT_ADJOINTS = weakref.WeakKeyDictionary()
+_EYE4 = np.eye(4)[None]
+_TREES = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -71,12 +72,29 @@ def joint_twist_adjoints(model):
            [ 1.,  0.,  0.],
            [ 0.,  0.,  0.]])
     """
-    check_model(model)
-    if model not in _CONSTANT_ADJOINTS:
+    return _tree(check_model(model)).A_ij
+
+
+@dataclass(frozen=True)
+class _Tree:
+    """Constants of a model's tree that every sweep uses, computed once per (immutable) model."""
+
+    A_ij: np.ndarray      # Ad(E_i_j), (n, 6, 6), read-only
+    parents: np.ndarray   # the parent indices as an int array (-1 for a root), (n,)
+    has_parents: bool     # whether any body hangs from another (else no Ad(E_i_p) enters J)
+    zeros: np.ndarray     # a read-only zero velocity, (nq,)
+
+
+def _tree(model):
+    """The :class:`_Tree` of ``model``, cached while the model lives."""
+    tree = _TREES.get(model)
+    if tree is None:
         A = adjoint_unchecked(inv_se3_unchecked(model.T_joint_body))
-        A.setflags(write=False)
-        _CONSTANT_ADJOINTS[model] = A
-    return _CONSTANT_ADJOINTS[model]
+        parents, zeros = np.array(model.parents, dtype=int), np.zeros(model.nq)
+        for a in (A, parents, zeros):
+            a.setflags(write=False)
+        tree = _TREES[model] = _Tree(A, parents, bool((parents >= 0).any()), zeros)
+    return tree
 
 
 def forward_kinematics(model, q, qdot=None):
@@ -100,9 +118,18 @@ def forward_kinematics(model, q, qdot=None):
     """
     check_model(model)
     if qdot is None:
-        q, v = model.check_state(q), np.zeros(model.nq)
-    else:
-        q, v = model.check_state(q, qdot)
+        return _forward_kinematics(model, model.check_state(q))
+    return _forward_kinematics(model, *model.check_state(q, qdot))
+
+
+def _forward_kinematics(model, q, qdot=None):
+    """:func:`forward_kinematics` of a checked state (float arrays of shape (nq,)).
+
+    The sweep itself: the public functions check their arguments once and call this, and so
+    do the integrators at every step.
+    """
+    tree = _tree(model)
+    v = tree.zeros if qdot is None else qdot
     n = model.n
     E_pj = np.empty((n, 4, 4))
     E_wj = np.empty((n, 4, 4))
@@ -116,13 +143,11 @@ def forward_kinematics(model, q, qdot=None):
         Sdot.append(Sdi)
         joint_twists[i] = Si @ v[s]
     E_wi = E_wj @ model.T_joint_body
-    E_iw = inv_se3_unchecked(E_wi)
-    parents = np.array(model.parents)
-    E_wp = np.where((parents >= 0)[:, None, None], E_wi[parents], np.eye(4))
-    A_ip = adjoint_unchecked(E_iw @ E_wp)
+    E_wp = np.concatenate([E_wi, _EYE4])[tree.parents]  # a root's parent is the world (the appended I)
+    A_ip = adjoint_unchecked(inv_se3_unchecked(E_wi) @ E_wp)
     phi = None
     if qdot is not None:                                  # Eq. (2.8)-(2.12)
-        phi = (joint_twist_adjoints(model) @ joint_twists[:, :, None])[:, :, 0]
+        phi = (tree.A_ij @ joint_twists[:, :, None])[:, :, 0]
         for i, p in enumerate(model.parents):
             if p >= 0:
                 phi[i] += A_ip[i] @ phi[p]

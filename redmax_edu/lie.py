@@ -454,6 +454,25 @@ def adjoint(E):
     return adjoint_unchecked(as_transform(E, "E"))
 
 
+def _ad_places():
+    """Where ``ad(phi)`` (Eq. 1.19) puts the entries of phi, as flat indices of the 6x6 matrix.
+
+    ``[v]`` (Eq. 1.7) holds ``v_k`` at (row, col) = ``(r_k, c_k)`` and ``-v_k`` at ``(c_k, r_k)``;
+    ``ad(phi)`` has ``[w]`` in both diagonal blocks and ``[nu]`` below them. Returns the places
+    of the positive and of the negated entries, and which entry of phi goes to each.
+    """
+    r, c = np.array([2, 0, 1]), np.array([1, 2, 0])
+    plus, minus, source = [], [], []
+    for first, r0, c0 in ((0, 0, 0), (0, 3, 3), (3, 3, 0)):  # [w] top left and bottom right, [nu] bottom left
+        plus.extend(6 * (r0 + r) + c0 + c)
+        minus.extend(6 * (r0 + c) + c0 + r)
+        source.extend(range(first, first + 3))
+    return np.array(plus), np.array(minus), np.array(source)
+
+
+_AD_PLUS, _AD_MINUS, _AD_SOURCE = _ad_places()
+
+
 def hat_unchecked(v):
     """Cross-product matrices of trusted 3-vectors, stacked: (..., 3) -> (..., 3, 3) (Eq. 1.7)."""
     W = np.zeros(v.shape[:-1] + (3, 3), dtype=v.dtype)
@@ -477,19 +496,18 @@ def adjoint_unchecked(E):
 
 
 def ad_unchecked(phi):
-    """:func:`ad` of trusted twists, stacked: (..., 6) -> (..., 6, 6)."""
-    W = hat_unchecked(phi[..., :3])
-    out = np.zeros(phi.shape[:-1] + (6, 6), dtype=phi.dtype)
-    out[..., :3, :3] = W
-    out[..., 3:, 3:] = W
-    out[..., 3:, :3] = hat_unchecked(phi[..., 3:])
-    return out
+    """:func:`ad` of trusted twists, stacked: (..., 6) -> (..., 6, 6), filled at the ``_ad_places``."""
+    entries = phi[..., _AD_SOURCE]
+    out = np.zeros(phi.shape[:-1] + (36,), dtype=phi.dtype)
+    out[..., _AD_PLUS] = entries
+    out[..., _AD_MINUS] = -entries
+    return out.reshape(phi.shape[:-1] + (6, 6))
 
 
 def inv_se3_unchecked(E):
     """:func:`inv_se3` of trusted transforms, stacked: (..., 4, 4) -> (..., 4, 4)."""
     Rt = np.swapaxes(E[..., :3, :3], -1, -2)
-    out = np.zeros_like(E)
+    out = np.zeros(E.shape, dtype=E.dtype)
     out[..., :3, :3] = Rt
     out[..., :3, 3] = -(Rt @ E[..., :3, 3, None])[..., 0]
     out[..., 3, 3] = 1.0

@@ -358,11 +358,16 @@ class Model:
         The returned coordinates describe the same poses and body twists; the model changes
         only if a joint changed chart.
         """
-        q, qdot = self.check_state(q, qdot)
+        return self._reparameterize(*self.check_state(q, qdot))
+
+    def _reparameterize(self, q, qdot):
+        """:meth:`reparameterize` of a checked state (float arrays of shape (nq,))."""
         q, qdot, model = q.copy(), qdot.copy(), self
         for i, b in enumerate(self.bodies):
+            if not b.joint.has_charts:
+                continue
             s = self.dofs[i]
-            joint, q[s], qdot[s] = b.joint.reparameterize(q[s], qdot[s])
+            joint, q[s], qdot[s] = b.joint._reparameterize(q[s], qdot[s])
             if joint is not b.joint:
                 model = model.with_body(i, joint=joint)
         return model, q, qdot

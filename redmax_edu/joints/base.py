@@ -8,7 +8,8 @@ derivative (Eq. 2.16).
 
 A subclass sets ``kind`` (its name in the scene format) and ``ndof``, and implements
 ``_Q``, ``_S`` and ``_Sdot`` on already validated arrays; it may override ``_evaluate`` when
-the three share work. The public ``Q``, ``S``, ``Sdot`` check their arguments first.
+the three share work (and ``_reparameterize`` when it has charts to leave). The public ``Q``,
+``S``, ``Sdot`` (and ``reparameterize``) check their arguments first.
 
 Taught in book/02_reduced/04_joints.
 """
@@ -54,6 +55,9 @@ class Joint:
 
     kind = None
     ndof = 0
+    #: Whether the joint has singular coordinates that :meth:`reparameterize` may leave (the
+    #: spherical joints); the integrators do not reparameterize models without such a joint.
+    has_charts = False
     #: The keys of this joint's scene format besides ``COMMON_JOINT_KEYS``.
     spec_keys = ()
 
@@ -82,7 +86,8 @@ class Joint:
         spherical joints switch chart (Euler angles) or shorten the rotation vector
         (exponential coordinates) here, §2.4.5 and §2.4.8.
         """
-        return self, self._coordinates(q, "q", real=True), self._coordinates(qdot, "qdot", real=True)
+        q, qdot = self._coordinates(q, "q", real=True), self._coordinates(qdot, "qdot", real=True)
+        return self._reparameterize(q, qdot)
 
     # --- scene format -------------------------------------------------------------------
     def spec(self):
@@ -109,6 +114,10 @@ class Joint:
 
     def _evaluate(self, q, qdot):
         return self._Q(q), self._S(q), self._Sdot(q, qdot)
+
+    def _reparameterize(self, q, qdot):
+        """:meth:`reparameterize` of checked coordinates (real arrays of shape (ndof,))."""
+        return self, q, qdot
 
     def __repr__(self):
         fields = {k: v for k, v in self.spec().items() if k != "type"}

@@ -81,6 +81,7 @@ class Composite(Joint):
                 raise ValueError(f"{where}: field 'joints'[{i}] has type {j.kind!r}; a composite joint "
                                  f"may not contain {' or '.join(_NOT_ALLOWED)} joints")
         self.joints = joints
+        self.has_charts = any(j.has_charts for j in joints)
         starts = np.cumsum([0] + [j.ndof for j in joints])
         self._slices = tuple(slice(a, b) for a, b in zip(starts[:-1], starts[1:], strict=True))
         self.ndof = int(starts[-1])
@@ -89,18 +90,21 @@ class Composite(Joint):
     def _chain(self, q, qdot, want_sdot):
         parts = [j._evaluate(q[s], qdot[s]) if want_sdot else (j._Q(q[s]), j._S(q[s]), None)
                  for j, s in zip(self.joints, self._slices, strict=True)]
-        dtype = np.result_type(q, qdot)
-        S = np.zeros((6, self.ndof), dtype=dtype)
-        Sdot = np.zeros((6, self.ndof), dtype=dtype) if want_sdot else None
-        A = np.eye(6, dtype=dtype)  # Ad(P^-1) of the tail P = Q_{i+1} ... Q_k
-        phi = np.zeros(6, dtype=dtype)  # the tail's twist in its own (the child's) frame
-        for (Qi, Si, Sdi), s in zip(reversed(parts), reversed(self._slices), strict=True):
-            ASi = A @ Si  # Eq. (2.54)
-            S[:, s] = ASi
-            if want_sdot:
-                Sdot[:, s] = A @ Sdi - ad_unchecked(phi) @ ASi  # Eq. (2.55)-(2.58)
-                phi = phi + ASi @ qdot[s]
-            A = A @ adjoint_unchecked(inv_se3_unchecked(Qi))
+        _, S, Sdot = parts[-1]  # the last sub-joint moves the child frame itself (its tail is I)
+        if len(parts) > 1:
+            # from the last sub-joint on: Ad(P^-1) and the twist phi (Eq. 2.56) of the tail
+            # P = Q_{i+1} ... Q_k that follows sub-joint i, starting from P = Q_k
+            A, phi = adjoint_unchecked(inv_se3_unchecked(parts[-1][0])), S @ qdot[self._slices[-1]]
+            for i in reversed(range(len(parts) - 1)):
+                Qi, Si, Sdi = parts[i]
+                ASi = A @ Si  # Eq. (2.54)
+                S = np.concatenate([ASi, S], axis=1)
+                if want_sdot:
+                    Sdot_i = A @ Sdi - ad_unchecked(phi) @ ASi  # Eq. (2.55)-(2.58)
+                    Sdot = np.concatenate([Sdot_i, Sdot], axis=1)
+                if i:  # the tail of sub-joint i - 1 is Q_i P
+                    phi = phi + ASi @ qdot[self._slices[i]]
+                    A = A @ adjoint_unchecked(inv_se3_unchecked(Qi))
         Q = parts[0][0]
         for Qi, _, _ in parts[1:]:
             Q = Q @ Qi
@@ -134,11 +138,16 @@ class Composite(Joint):
             ``self``, or a joint of the same class with the new sub-joints.
         q, qdot : ndarray, shape (ndof,)
         """
-        q = self._coordinates(q, "q", real=True).copy()
-        qdot = self._coordinates(qdot, "qdot", real=True).copy()
+        return super().reparameterize(q, qdot)
+
+    def _reparameterize(self, q, qdot):
+        q, qdot = q.copy(), qdot.copy()
         joints, changed = [], False
         for j, s in zip(self.joints, self._slices, strict=True):
-            new, q[s], qdot[s] = j.reparameterize(q[s], qdot[s])
+            if not j.has_charts:
+                joints.append(j)
+                continue
+            new, q[s], qdot[s] = j._reparameterize(q[s], qdot[s])
             changed = changed or new is not j
             joints.append(new)
         return (self._rebuild(joints) if changed else self), q, qdot

@@ -186,6 +186,7 @@ class SphericalEuler(Joint):
     kind = "spherical_euler"
     spec_keys = ("chart",)
     ndof = 3
+    has_charts = True
 
     def __init__(self, chart="XYZ", where="spherical_euler joint"):
         self.chart = _check_chart(chart, where)
@@ -244,8 +245,10 @@ class SphericalEuler(Joint):
         >>> j.chart, bool(abs(j.det_S(q)) > 0.8)
         ('YXZ', True)
         """
-        q, qdot = self._coordinates(q, "q", real=True), self._coordinates(qdot, "qdot", real=True)
-        if abs(self.det_S(q)) >= SWITCH_DET:
+        return super().reparameterize(q, qdot)
+
+    def _reparameterize(self, q, qdot):
+        if abs(self._det(np.sin(q), np.cos(q))) >= SWITCH_DET:
             return self, q, qdot
         R = self._R(np.sin(q), np.cos(q))
         new = SphericalEuler(best_chart(R))

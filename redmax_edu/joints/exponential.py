@@ -44,15 +44,30 @@ MAX_ANGLE = 1e6
 # about eps/t^4 and eps/t^2 of absolute accuracy to cancellation: 3e-15 at t = 0.5. Nine
 # terms of the series reach 1e-19 there.
 _SERIES_BELOW = 0.5
+_EYE3 = np.eye(3)
+_EYE3.setflags(write=False)
 _TERMS = 9
+
+
+def _series_terms(offset, derivative):
+    """The ``(coefficient, power)`` pairs of ``sum_k (-1)^k s^k/(2k + offset)!`` or of its derivative in s."""
+    terms = []
+    for k in range(int(derivative), _TERMS):
+        coef = (-1) ** k / math.factorial(2 * k + offset)
+        terms.append((coef * k, k - 1) if derivative else (coef, k))
+    return tuple(terms)
+
+
+#: The terms of the four series of :func:`exp_coefficients`, computed once.
+_SERIES_TERMS = {(offset, derivative): _series_terms(offset, derivative)
+                 for offset in (2, 3) for derivative in (False, True)}
 
 
 def _series(s, offset, derivative):
     """``sum_k (-1)^k s^k/(2k + offset)!`` (derivative=False) or its derivative in s."""
     total = 0.0 * s
-    for k in range(int(derivative), _TERMS):
-        coef = (-1) ** k / math.factorial(2 * k + offset)
-        total = total + (coef * k * s ** (k - 1) if derivative else coef * s**k)
+    for coef, power in _SERIES_TERMS[offset, derivative]:
+        total = total + coef * s**power
     return total
 
 
@@ -79,6 +94,8 @@ def exp_coefficients(s):
 
     Taught in book/02_reduced/04c_exponential_joints.
     """
+    if isinstance(s, np.generic):
+        s = s.item()  # a Python scalar: the dozens of scalar operations of the series run faster
     if abs(s.real if hasattr(s, "real") else s) < _SERIES_BELOW**2:
         return _series(s, 2, False), _series(s, 3, False), _series(s, 2, True), _series(s, 3, True)
     t = np.sqrt(s)
@@ -110,6 +127,7 @@ class SphericalExp(Joint):
 
     kind = "spherical_exp"
     ndof = 3
+    has_charts = True
 
     def _Q(self, q):
         Q = np.eye(4, dtype=q.dtype)
@@ -127,14 +145,14 @@ class SphericalExp(Joint):
         return self._evaluate(q, qdot)[2]
 
     def _evaluate(self, q, qdot):
-        a, b, da, db = exp_coefficients(q @ q)
+        s, sdot = q @ q, 2 * (q @ qdot)
+        a, b, da, db = exp_coefficients(s)
         K, Kd = hat_unchecked(q), hat_unchecked(qdot)
         K2 = K @ K
-        s, sdot = q @ q, 2 * (q @ qdot)
         Q = np.eye(4, dtype=q.dtype)
         Q[:3, :3] += (1 - s * b) * K + a * K2  # Rodrigues (Eq. 1.10) with sin(t)/t = 1 - t^2 b
         S = np.zeros((6, 3), dtype=q.dtype)
-        S[:3] = np.eye(3) - a * K + b * K2
+        S[:3] = _EYE3 - a * K + b * K2
         Sd = np.zeros((6, 3), dtype=np.result_type(q, qdot))
         Sd[:3] = -a * Kd + b * (Kd @ K + K @ Kd) + sdot * (-da * K + db * K2)
         return Q, S, Sd
@@ -163,7 +181,9 @@ class SphericalExp(Joint):
         >>> np.round(q, 6) + 0.0, np.round(qd, 6) + 0.0
         (array([ 0.      ,  0.      , -1.283185]), array([0., 0., 1.]))
         """
-        q, qdot = self._coordinates(q, "q", real=True), self._coordinates(qdot, "qdot", real=True)
+        return super().reparameterize(q, qdot)
+
+    def _reparameterize(self, q, qdot):
         q_in = q
         norm = float(np.linalg.norm(q))
         if norm <= REPARAM_ANGLE:

@@ -413,6 +413,19 @@ def test_free3d_exp_reparameterizes_its_rotation(order, rng):
     assert np.allclose(new.S(q_new) @ qdot_new, joint.S(q) @ qdot, rtol=0, atol=1e-11)
 
 
+@pytest.mark.parametrize("name", JOINT_NAMES)
+def test_only_joints_with_charts_change_under_reparameterize(name, rng):
+    """has_charts marks the spherical joints and the composites holding one; simulate does not
+    reparameterize a model without such a joint, so every other joint must leave any state alone."""
+    joint = all_joints(rng)[name]
+    parts = getattr(joint, "joints", (joint,))
+    assert joint.has_charts == any(isinstance(j, (SphericalEuler, SphericalExp)) for j in parts)
+    if not joint.has_charts:
+        q, qdot = 10.0 * rng.standard_normal(joint.ndof), rng.standard_normal(joint.ndof)
+        new, q1, qdot1 = joint.reparameterize(q, qdot)
+        assert new is joint and np.array_equal(q1, q) and np.array_equal(qdot1, qdot)
+
+
 # --- (i) composite and free joints: the writeup's closed forms ------------------------------
 def test_free2d_matches_eq_2_60_and_2_61(rng):
     q, qd = rng.standard_normal(3), rng.standard_normal(3)

@@ -12,6 +12,7 @@ from scipy.linalg import expm
 from redmax_edu.checks import check_derivative, numerical_derivative
 from redmax_edu.lie import (
     ad,
+    ad_unchecked,
     adjoint,
     adjoint_dot,
     brac,
@@ -253,6 +254,18 @@ def test_ad_of_a_twist_annihilates_that_twist(rng):
     for _ in range(10):
         phi = rng.standard_normal(6)
         np.testing.assert_allclose(ad(phi) @ phi, np.zeros(6), rtol=0, atol=1e-14)
+
+
+def test_stacked_ad_has_the_block_structure_of_eq_1_19(rng):
+    """ad_unchecked fills [[w], 0; [nu], [w]] from index tables: compare every stacked twist, real
+    and complex, with the blocks built from brac (Eq. 1.7), exactly."""
+    stacked = rng.standard_normal((2, 3, 6)) + 1j * rng.standard_normal((2, 3, 6))
+    for phi in (rng.standard_normal((4, 6)), stacked):
+        out = ad_unchecked(phi)
+        assert out.shape == phi.shape[:-1] + (6, 6)
+        for index in np.ndindex(phi.shape[:-1]):
+            w, nu = brac(phi[index][:3]), brac(phi[index][3:])
+            np.testing.assert_array_equal(out[index], np.block([[w, np.zeros((3, 3))], [nu, w]]))
 
 
 def test_ad_is_the_lie_bracket_of_se3(rng):
