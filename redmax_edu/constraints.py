@@ -31,7 +31,7 @@ enters the solve, only where it is violated or touching, ``c <= 0``.
 The solves themselves are :func:`redmax_edu.dynamics.constrained_dynamics` and
 :func:`redmax_edu.dynamics.linearly_implicit_euler_step`.
 
-The book page for §2.8-2.9 is not written yet.
+Taught in book/02_reduced/08_constraints and 09_hybrid_dynamics.
 """
 
 from dataclasses import dataclass
