@@ -76,7 +76,7 @@ def close_loop(model, q, driven=(), *, t=0.0, tol=1e-12, max_iter=50):
     Parameters
     ----------
     model : Model
-    q : array_like (nq,)
+    q : array_like, shape (nq,)
         The starting guess; its ``driven`` entries are kept.
     driven : sequence of int
         Indices into ``q`` that stay fixed (the crank angle).
@@ -88,7 +88,7 @@ def close_loop(model, q, driven=(), *, t=0.0, tol=1e-12, max_iter=50):
 
     Returns
     -------
-    ndarray (nq,)
+    ndarray, shape (nq,)
 
     Raises
     ------
@@ -181,16 +181,16 @@ class CrankSweep:
     model : Model
     crank : int
         The index in ``q`` of the driven coordinate.
-    angles : ndarray (N,)
-        Crank angles (rad), increasing.
-    q : ndarray (N, nq)
-        The closed pose at each angle.
-    coupler : (int, ndarray (3,)) or None
-        A body and a point in its frame whose path is traced.
-    curve : ndarray (N, 3) or None
-        That point's world positions (the coupler curve).
-    bounds : ndarray (3, 2)
-        One box around every pose and the curve.
+    angles : ndarray
+        The crank angles (rad), increasing: shape (m,).
+    q : ndarray
+        The closed pose at each angle: shape (m, nq).
+    coupler : tuple or None
+        ``(body, point)``: a body index and a point (3,) in its frame whose path is traced.
+    curve : ndarray or None
+        That point's world positions (the coupler curve): shape (m, 3).
+    bounds : ndarray
+        One box around every pose and the curve: shape (3, 2).
     """
 
     model: object
@@ -240,16 +240,17 @@ def crank_sweep(model, q0, crank, *, angles=None, samples=73, coupler=None):
     ----------
     model : Model
         With position constraints (a loop closure) that leave one degree of freedom.
-    q0 : array_like (nq,)
+    q0 : array_like, shape (nq,)
         A closed pose, or a guess near one; it picks the assembly branch.
     crank : int
         Index in ``q`` of the driven coordinate.
-    angles : array_like (N,), optional
+    angles : array_like, shape (N,), optional
         Increasing crank angles (rad); by default a full turn from ``q0[crank]`` in
         ``samples`` steps, both ends included.
     samples : int
-    coupler : (int, array_like (3,)), optional
-        A body and a point in its frame: the point whose path (the coupler curve) is traced.
+    coupler : tuple, optional
+        ``(body, point)``: a body index and a point (3,) in its frame, the point whose path
+        (the coupler curve) is traced.
 
     Examples
     --------
@@ -338,22 +339,29 @@ def _angle_panel(sweep, ax, angles):
     ax.legend(fontsize=7)
 
 
-def crank_figure(sweep, angles, *, panel_size=3.0):
-    """Static layer: the linkage at each crank angle in ``angles`` (rad), side by side in the xz
-    plane, and a last panel with the other joint angles over the whole sweep (dotted lines mark
-    the angles drawn). The notes of each pose are printed under it. Returns the figure.
+def crank_figure(sweep, angles, *, panel_size=2.8):
+    """Static layer: the linkage at each crank angle in ``angles`` (rad) and the other joint angles.
+
+    The poses are drawn in the xz plane, two to a row, each titled with its notes (the crank
+    angle and every other joint angle); a last panel on the right, as tall as the poses,
+    shows the other joint angles over the whole sweep, with dotted lines at the angles
+    drawn. Returns the figure.
     """
     import matplotlib.pyplot as plt
 
     from .planar import draw_scene_planar
 
     angles = np.atleast_1d(as_real(angles, None, "angles")).reshape(-1)
-    fig, axes = plt.subplots(1, len(angles) + 1, figsize=(panel_size * (len(angles) + 1.4), panel_size + 0.9),
-                             gridspec_kw=dict(width_ratios=[1.0] * len(angles) + [1.4]))
-    for ax, angle in zip(axes, angles, strict=False):
+    cols = min(len(angles), 2)
+    rows = -(-len(angles) // cols)
+    fig = plt.figure(figsize=(panel_size * (cols + 1.5), (panel_size + 0.7) * rows))
+    grid = fig.add_gridspec(rows, cols + 1, width_ratios=[1.0] * cols + [1.5])
+    for k, angle in enumerate(angles):
         scene = linkage_scene(sweep, angle)
+        ax = fig.add_subplot(grid[k // cols, k % cols])
         draw_scene_planar(scene, ax, plane="xz", show_notes=False, title="\n".join(scene.notes))
-    _angle_panel(sweep, axes[-1], angles)
+        ax.title.set_fontsize(8)
+    _angle_panel(sweep, fig.add_subplot(grid[:, cols]), angles)
     fig.tight_layout()
     return fig
 
@@ -559,10 +567,11 @@ def drift_runs(model, q0, qdot0, t_span, *, h=0.01, sample_dt=None, gains=DRIFT_
 _METHODS = (("rk45", "RK45", "alpha = beta"), ("euler", "lin. implicit Euler", "gamma"))
 
 
-def drift_figure(runs, gains, *, height=4.2, floor=1e-16):
+def drift_figure(runs, gains, *, height=4.2, floor=1e-16, ylabel="largest constraint error"):
     """Static layer: one column per gain, RK45's drift on top and Euler's below, one log scale.
 
-    Drift below ``floor`` (exact zeros included) is drawn at the floor. Returns the figure.
+    Drift below ``floor`` (exact zeros included) is drawn at the floor; ``ylabel`` names the
+    error and its unit. Returns the figure.
     """
     import matplotlib.pyplot as plt
 
@@ -579,7 +588,7 @@ def drift_figure(runs, gains, *, height=4.2, floor=1e-16):
     top = max(float(runs.drift[m, g].max()) for m, *_ in _METHODS for g in gains)
     axes[0, 0].set_ylim(floor / 10, max(10 * top, floor))
     for row in range(2):
-        axes[row, 0].set_ylabel("largest constraint error")
+        axes[row, 0].set_ylabel(ylabel)
     fig.tight_layout()
     return fig
 
@@ -597,11 +606,11 @@ def drift_player(runs, gains=DRIFT_GAINS, *, height=380):
                        prefix="Baumgarte gain (1/s): ", height=height)
 
 
-def drift_widget(runs, gain=0.0):
+def drift_widget(runs, gain=0.0, **figure_options):
     """Live layer (Jupyter, Voila): a gain slider and :func:`drift_figure` at that gain.
 
     Starts at ``gain``, the first column of the page's static figure; gains off the grid are
-    simulated when chosen.
+    simulated when chosen. ``figure_options`` go to :func:`drift_figure` (e.g. ``ylabel``).
     """
     import ipywidgets as W
     import matplotlib.pyplot as plt
@@ -611,7 +620,7 @@ def drift_widget(runs, gain=0.0):
                                continuous_update=False)
 
     def show(gain):
-        drift_figure(runs, [gain])
+        drift_figure(runs, [gain], **figure_options)
         plt.show()
 
     return W.VBox([slider, W.interactive_output(show, dict(gain=slider))])
