@@ -500,10 +500,10 @@ def test_p2_9_scene_20_holds_joint_3_and_stacks_four_rows():
 
 def test_p2_9_a_joint_velocity_through_a_maximal_constraint_is_the_row_e_k(rng):
     """Page 2.9: 'at 20 random states its row is e_k, its velocity product 0 (to 1e-14)', 'the
-    crank turns at exactly -4 pi rad/s after the first step', 'the loop stays closed to 1 mm
-    (Euler, h = 5 ms, gamma = 20)', 'two turns of the crank' in the second, and the motor
-    'rocks the whole linkage ... about that hinge, by up to a third of a radian' (the ground
-    bar's hinge at its middle, 10 cm up)."""
+    crank turns at exactly -4 pi rad/s after the first step', 'the loop gap stays under 1.5 mm
+    (Euler, h = 5 ms, gamma = 20)', 'about a millimetre at worst, 1% of the 10 cm ground bar',
+    'two turns of the crank' in the second, and the motor 'rocks the whole linkage ... about that
+    hinge, by up to a third of a radian' (the ground bar's hinge at its middle, 10 cm up)."""
     crank = scenes.scene(32)
     motor = crank.model.constraints[1]
     k = crank.model.dofs[motor.body].start
@@ -514,12 +514,14 @@ def test_p2_9_a_joint_velocity_through_a_maximal_constraint_is_the_row_e_k(rng):
         assert abs(rows.Gdot_qdot[rows.blocks[1]][0]) < 1e-14
     run = crank.simulate("euler")
     assert np.abs(run.qdot[1:, k] + 4 * np.pi).max() < 1e-10
-    assert constraint_drift(crank.model, run.t, run.q).max() < 1e-3
+    gap = constraint_drift(crank.model, run.t, run.q).max()
+    assert 0.5e-3 < gap < 1.5e-3
     assert (crank.h, crank.baumgarte[2], crank.spans["euler"]) == (0.005, 20.0, (0.0, 1.0))
     assert abs(run.q[-1, k] - run.q[0, k]) == pytest.approx(4 * np.pi, rel=1e-6)
     ground = crank.model.bodies[0]
     assert ground.joint.kind == "revolute" and crank.model.parents[0] == -1
     assert np.allclose(ground.T_parent_joint[:3, 3], [0.0, 0.0, 0.1])  # 10 cm up
+    assert np.isclose(ground.shape["sides"][0], 0.1)  # a 10 cm bar
     assert np.allclose(ground.T_joint_body[:3, 3], 0.0)  # the hinge at the bar's middle
     rock = np.abs(run.q[:, 0] - np.pi).max()
     assert 0.25 < rock < 0.36
