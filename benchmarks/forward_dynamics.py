@@ -1,6 +1,7 @@
 """Forward dynamics time against the number of bodies: dense RedMax, recursive (Alg. 9), Pinocchio's ABA.
 
     python benchmarks/forward_dynamics.py [--sizes 4 8 16 32 64 128 256] [--quick]
+                                          [--json benchmarks/results/forward_dynamics.json --note TEXT]
 
 Builds random serial chains and random binary trees of revolute joints (random axes, offsets
 and inertias) and times, on each, in the same run:
@@ -22,11 +23,26 @@ with other work it is far steadier than the wall clock, and with single-threaded
 what the wall clock of an idle machine shows. So run it as
 ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/forward_dynamics.py``. The
 figures vary from machine to machine, the exponents and ratios much less.
+
+With ``--json PATH`` the measurements are also written to a file (sizes, times, fitted
+exponents, crossover, ratios, differences, the date, the machine and ``--note``): the book's
+scaling figure (book/02_reduced/12_recursive_dynamics) is drawn from the committed
+``benchmarks/results/forward_dynamics.json``, so that the page shows one measured run and
+its output stays the same when the notebook runs again. Produce it with ``make bench``'s
+environment (which has Pinocchio)::
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv-bench/bin/python benchmarks/forward_dynamics.py \\
+        --json benchmarks/results/forward_dynamics.json --note "what else ran on the machine"
 """
 
 import argparse
+import datetime
+import json
 import os
+import platform
+import subprocess
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -143,35 +159,101 @@ def measure(shape, sizes, rng, timing):
     return rows, worst
 
 
-def report(shape, rows, worst):
+def summary(rows, worst):
+    """The measurements of one shape as a dict (what ``--json`` writes, and ``report`` prints)."""
     sizes = [r[0] for r in rows]
-    dense, recursive = [r[1] for r in rows], [r[2] for r in rows]
+    seconds = {"dense": [r[1] for r in rows], "recursive": [r[2] for r in rows]}
+    if pin is not None:
+        seconds["pin.aba"] = [r[3] for r in rows]
+    n_faster, n_cross = crossover(sizes, seconds["dense"], seconds["recursive"])
+    out = {"sizes": sizes, "seconds": seconds,
+           "exponents": {name: fitted_exponent(sizes, times) for name, times in seconds.items()},
+           "recursive_faster_from": n_faster, "curves_cross_near": n_cross,
+           "largest_relative_difference": worst}
+    if pin is not None:
+        out["recursive_over_aba"] = [r / a for r, a in zip(seconds["recursive"], seconds["pin.aba"],
+                                                           strict=True)]
+    return out
+
+
+def machine():
+    """What the figures were measured on: processor, cores, versions, BLAS threads."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    versions = {"python": platform.python_version(), "numpy": np.__version__}
+    if pin is not None:
+        versions["pinocchio"] = pin.__version__
+    threads = {name: os.environ.get(name, "unset") for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+    return {"cpu": cpu, "cores": os.cpu_count(), "system": platform.system(), "versions": versions,
+            "threads": threads}
+
+
+def library_commit():
+    """The git commit the measured library was at (with "+changes" when the tree is dirty), or None."""
+    here = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True,
+                                text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "../redmax_edu"], cwd=here,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return commit + ("+changes" if dirty else "")
+
+
+def write_json(path, results, timing, note):
+    """Write the measurements of every shape, with the date, the machine and ``note``, to ``path``."""
+    timing = {"repeats": 5, "min_time": 0.2, **timing}
+    record = {
+        "benchmark": "benchmarks/forward_dynamics.py",
+        "date": datetime.date.today().isoformat(),
+        "commit": library_commit(),
+        "machine": machine(),
+        "note": note,
+        "timer": (f"CPU time per call (time.process_time), best of {timing['repeats']} batches of at "
+                  f"least {timing['min_time']} s each"),
+        "fit_from": FIT_FROM,
+        "models": "random revolute joints (random axes, offsets and inertias), numpy seed 0",
+        "shapes": results,
+    }
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+def report(shape, result):
+    """Print the measurements of one shape (a :func:`summary`)."""
+    seconds = result["seconds"]
     print(f"\n{shape}: forward dynamics")
     header = f"{'bodies':>6} {'dense':>11} {'recursive':>11} {'dense/rec':>9}"
-    print(header + (f" {'pin.aba':>10} {'rec/aba':>8}" if pin is not None else ""))
-    for n, t_dense, t_rec, t_aba in rows:
+    print(header + (f" {'pin.aba':>10} {'rec/aba':>8}" if "pin.aba" in seconds else ""))
+    for k, n in enumerate(result["sizes"]):
+        t_dense, t_rec = seconds["dense"][k], seconds["recursive"][k]
         line = f"{n:6d} {t_dense * 1e3:8.3f} ms {t_rec * 1e3:8.3f} ms {t_dense / t_rec:9.2f}"
-        if t_aba is not None:
-            line += f" {t_aba * 1e6:7.2f} us {t_rec / t_aba:7.0f}x"
+        if "pin.aba" in seconds:
+            line += f" {seconds['pin.aba'][k] * 1e6:7.2f} us {result['recursive_over_aba'][k]:7.0f}x"
         print(line)
-    fits = {"dense": fitted_exponent(sizes, dense), "recursive": fitted_exponent(sizes, recursive)}
-    if pin is not None:
-        fits["pin.aba"] = fitted_exponent(sizes, [r[3] for r in rows])
     print(f"fitted exponent p of time ~ n^p (sizes >= {FIT_FROM}):",
-          ", ".join(f"{name} {p:.2f}" for name, p in fits.items()))
-    n_faster, n_cross = crossover(sizes, dense, recursive)
+          ", ".join(f"{name} {p:.2f}" for name, p in result["exponents"].items()))
+    n_faster, n_cross = result["recursive_faster_from"], result["curves_cross_near"]
     if n_faster is None:
         print("recursive faster than dense: at no size measured")
     else:
         print(f"recursive faster than dense from {n_faster} bodies on (curves cross near n = {n_cross:.0f})")
     print("largest relative difference of the accelerations:",
-          ", ".join(f"{pair} {value:.1e}" for pair, value in worst.items()))
+          ", ".join(f"{pair} {value:.1e}" for pair, value in result["largest_relative_difference"].items()))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[4, 8, 16, 32, 64, 128, 256])
     parser.add_argument("--quick", action="store_true", help="short timing batches (a rough check)")
+    parser.add_argument("--json", metavar="PATH", help="also write the measurements to this JSON file")
+    parser.add_argument("--note", default="", help="a note on the machine for the JSON file")
     args = parser.parse_args()
     timing = dict(repeats=2, min_time=0.02) if args.quick else {}
     threads = {name: os.environ.get(name, "unset") for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
@@ -179,8 +261,13 @@ def main():
     if pin is None:
         print("(Pinocchio not installed: `pip install pin` adds the pin.aba column)")
     rng = np.random.default_rng(0)
+    results = {}
     for shape in SHAPES:
-        report(shape, *measure(shape, args.sizes, rng, timing))
+        results[shape] = summary(*measure(shape, args.sizes, rng, timing))
+        report(shape, results[shape])
+    if args.json:
+        write_json(args.json, results, timing, args.note)
+        print(f"\nmeasurements written to {args.json}")
 
 
 if __name__ == "__main__":
