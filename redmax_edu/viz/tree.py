@@ -243,8 +243,8 @@ def draw_traversal(tree, sweep, ax=None, *, visited=None, first=1, names=None):
         ax.scatter(x, y, s=420, facecolor=color, edgecolor="black", linewidth=1.0, zorder=3)
         ax.text(x, y, str(i + first), ha="center", va="center", fontsize=10, zorder=4)
         below = f"{names[i]}\n#{rank[i] + 1}" if names is not None else f"#{rank[i] + 1}"
-        ax.annotate(below, (x, y), xytext=(-14, 2), textcoords="offset points", fontsize=7, color="0.35",
-                    ha="right", va="top", zorder=4)
+        ax.annotate(below, (x, y), xytext=(-14, 0), textcoords="offset points", fontsize=7, color="0.35",
+                    ha="right", va="center", zorder=4)
         if sweep.node and i in done:
             ax.annotate(_fill(sweep.node, i + first), (x, y), xytext=(14, -2), textcoords="offset points",
                         fontsize=9, va="top")
@@ -277,7 +277,7 @@ def traversal_figure(tree, sweeps, *, first=1, names=None, panel_size=(3.6, 3.4)
     return fig
 
 
-def traversal_player(tree, sweeps, *, first=1, names=None, figsize=(4.4, 3.6), dpi=72, interval=900):
+def traversal_player(tree, sweeps, *, first=1, names=None, figsize=(5.6, 3.8), dpi=80, interval=900):
     """A kernel-free HTML player stepping through the sweeps one visit per frame.
 
     Frame k of a sweep highlights the body visited k-th, shows what the bodies visited before
@@ -298,7 +298,7 @@ def traversal_player(tree, sweeps, *, first=1, names=None, figsize=(4.4, 3.6), d
         raise ValueError("argument 'sweeps' is empty: give at least one Sweep")
     frames = [(s, k) for s in sweeps for k in range(len(parents))]
     fig = plt.figure(figsize=figsize, dpi=dpi)
-    ax = fig.add_axes((0.0, 0.16, 1.0, 0.76))
+    ax = fig.add_axes((0.0, 0.14, 1.0, 0.78))
 
     def draw(frame):
         sweep, k = frames[frame]
@@ -310,7 +310,7 @@ def traversal_player(tree, sweeps, *, first=1, names=None, figsize=(4.4, 3.6), d
         p = parents[i]
         line = sweep.line if p >= 0 or sweep.root_line is None else sweep.root_line
         caption = _fill(line, i + first, p + first if p >= 0 else None)
-        fig.text(0.5, 0.05, f"visit {k + 1} of {len(parents)}:  {caption}", ha="center", fontsize=9)
+        fig.text(0.5, 0.04, f"visit {k + 1} of {len(parents)}:  {caption}", ha="center", fontsize=10)
         return []
 
     animation = FuncAnimation(fig, draw, frames=len(frames), interval=interval, blit=False)
