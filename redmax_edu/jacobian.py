@@ -5,9 +5,10 @@
 one forward sweep: the diagonal block is ``Ad(E_i_j) S_i`` and every block to its left is the
 parent's block premultiplied by ``Ad(E_i_p)`` (Eq. 2.14). Algorithm 2 differentiates the same
 sweep in time (Eq. 2.16-2.18) to get ``Jdot_mr``, which the quadratic velocity vector of the
-RedMax equations needs (Eq. 2.19).
+RedMax equations needs (Eq. 2.19). Algorithms 5 and 6 (§2.10) multiply by ``J_mr``,
+``Jdot_mr`` and ``J_mr^T`` in O(n) without forming them.
 
-Taught in book/02_reduced/02_jacobian.
+Taught in book/02_reduced/02_jacobian and 10_jacobian_products.
 """
 
 import numpy as np
@@ -154,6 +155,8 @@ def jacobian_product(model, kin, x, with_derivative=False):
     >>> J, Jdot = fill_jacobian(arm, kin, with_derivative=True)
     >>> bool(np.allclose(y, J @ [1.0, 2.0])), bool(np.allclose(z, Jdot @ [1.0, 2.0]))
     (True, True)
+
+    Taught in book/02_reduced/10_jacobian_products.
     """
     x = as_columns(x, model.nq, "x")
     A_ij, A_ip = joint_twist_adjoints(model), kin.A_ip
@@ -215,6 +218,8 @@ def jacobian_transpose_product(model, kin, y):
     >>> kin = forward_kinematics(arm, [0.0, 0.0])
     >>> jacobian_transpose_product(arm, kin, [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0])  # 2 m and 1 m lever arms
     array([-2., -1.])
+
+    Taught in book/02_reduced/10_jacobian_products.
     """
     y = as_columns(y, 6 * model.n, "y")
     A_ij, A_ip = joint_twist_adjoints(model), kin.A_ip

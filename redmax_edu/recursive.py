@@ -15,8 +15,8 @@ joints: each joint provides ``S`` (6, ndof) and ``Sdot``, whatever its type, and
 - :func:`inverse_inertia` (Algorithm 10): ``M_r^{-1} x`` by the same sweeps with the forces
   left out, after a preprocessing sweep that depends on ``q`` only.
 
-The book's page on these sweeps (§2.12) is not written yet; the inverse-dynamics round trip of
-book/04_companions/01_lagrangian_arm uses the dense path that this module equals.
+Taught in book/02_reduced/12_recursive_dynamics (the inverse-dynamics sweeps also in
+book/04_companions/01_lagrangian_arm).
 """
 
 from dataclasses import dataclass
