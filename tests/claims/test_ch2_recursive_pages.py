@@ -425,22 +425,22 @@ def test_the_file_says_when_and_where_it_was_measured_with_every_method_and_size
         assert max(run["largest_relative_difference"].values()) < 1e-9
 
 
-@pytest.mark.parametrize(("name", "stated"), [("chain", 0.92), ("binary tree", 0.95)])
+@pytest.mark.parametrize(("name", "stated"), [("chain", 0.94), ("binary tree", 0.96)])
 def test_the_recursive_fitted_slope_is_close_to_one(name, stated):
-    """Page 2.12: "The recursive line has slope close to 1 (0.92 for chains, 0.95 for trees)"."""
+    """Page 2.12: "The recursive line has slope close to 1 (0.94 for chains, 0.96 for trees)"."""
     slope = _shape(name)["exponents"]["recursive"]
     assert abs(slope - 1.0) <= 0.15
     assert round(slope, 2) == stated
 
 
 @pytest.mark.parametrize("name", ["chain", "binary tree"])
-def test_the_dense_line_bends_up_from_a_fitted_1_2_to_1_8_over_the_last_doubling(name):
+def test_the_dense_line_bends_up_from_a_fitted_1_2_to_1_8_or_more_over_the_last_doubling(name):
     """Page 2.12: the dense "fitted slope is only about 1.2"; "between 128 and 256 bodies the dense time
-    grows by 2^1.8"; the recursive one by about 2^1 there."""
+    grows by a factor 2^1.8 to 2^1.9, while the recursive time roughly doubles"."""
     run = _shape(name)
-    assert round(run["exponents"]["dense"], 1) == 1.2
-    assert round(_local_slope(run, "dense", -1), 1) == 1.8
-    assert abs(_local_slope(run, "recursive", -1) - 1.0) <= 0.15
+    assert 1.15 <= run["exponents"]["dense"] <= 1.3
+    assert 1.75 <= _local_slope(run, "dense", -1) <= 1.95
+    assert 0.8 <= _local_slope(run, "recursive", -1) <= 1.25
 
 
 @pytest.mark.parametrize("name", ["chain", "binary tree"])
