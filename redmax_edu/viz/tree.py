@@ -48,9 +48,9 @@ class Sweep:
 
     Attributes
     ----------
-    direction : {"forward", "backward"}
-        Forward: parents before children, the edge arrows point down to the child.
-        Backward: children before parents, the arrows point up to the parent.
+    direction : str
+        ``"forward"``: parents before children, the edge arrows point down to the child.
+        ``"backward"``: children before parents, the arrows point up to the parent.
     title : str
         The panel's title.
     node : str
