@@ -256,8 +256,10 @@ def draw_traversal(tree, sweep, ax=None, *, visited=None, first=1, names=None):
     return ax
 
 
-def traversal_figure(tree, sweeps, *, first=1, names=None, panel_size=(3.6, 3.4)):
-    """One panel per sweep (each :func:`draw_traversal`, finished), side by side; return the figure.
+def traversal_figure(tree, sweeps, *, first=1, names=None, panel_size=(3.6, 3.4), ncols=None):
+    """One panel per sweep (each :func:`draw_traversal`, finished); return the figure.
+
+    The panels sit side by side, or ``ncols`` to a row (a narrow page keeps them legible).
 
     Examples
     --------
@@ -269,10 +271,14 @@ def traversal_figure(tree, sweeps, *, first=1, names=None, panel_size=(3.6, 3.4)
     sweeps = as_sequence(sweeps, "sweeps", "Sweep objects")
     if not sweeps:
         raise ValueError("argument 'sweeps' is empty: give at least one Sweep")
-    fig, axes = plt.subplots(1, len(sweeps), figsize=(panel_size[0] * len(sweeps), panel_size[1]),
+    ncols = len(sweeps) if ncols is None else min(as_index(ncols, "ncols", minimum=1), len(sweeps))
+    nrows = -(-len(sweeps) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(panel_size[0] * ncols, panel_size[1] * nrows),
                              squeeze=False)
-    for ax, sweep in zip(axes[0], sweeps, strict=True):
+    for ax, sweep in zip(axes.flat, sweeps, strict=False):  # the grid may have empty slots
         draw_traversal(tree, sweep, ax, first=first, names=names)
+    for ax in list(axes.flat)[len(sweeps):]:
+        ax.remove()                                    # the empty slots of the last row
     fig.tight_layout()
     return fig
 

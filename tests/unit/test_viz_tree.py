@@ -108,6 +108,10 @@ def test_a_figure_has_one_panel_per_sweep_and_a_player_one_frame_per_visit():
               Sweep("backward", "Alg. 6", line=r"$\alpha_{i}$ handed to {p}")]
     fig = traversal_figure(PARENTS, sweeps, names=[f"b{i}" for i in range(len(PARENTS))])
     assert [ax.get_title() for ax in fig.axes] == ["Alg. 5", "Alg. 6"]
+    grid = traversal_figure(PARENTS, sweeps * 2 + sweeps[:1], ncols=2)      # 5 panels, 2 to a row
+    assert len(grid.axes) == 5 and grid.get_size_inches()[1] == pytest.approx(3 * 3.4)
+    with pytest.raises(ValueError, match="'ncols'"):
+        traversal_figure(PARENTS, sweeps, ncols=0)
     html = traversal_player([-1, 0, 0], sweeps, dpi=30, figsize=(2.0, 1.6))
     assert html.count("data:image/png") == 3 * len(sweeps)
     assert "https://" not in html and "http://" not in html
