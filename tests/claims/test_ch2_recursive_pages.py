@@ -36,6 +36,7 @@ from redmax_edu.dynamics import (
     maximal_forces,
     reduced_forces,
 )
+from redmax_edu.integrators import simulate
 from redmax_edu.jacobian import (
     jacobian,
     jacobian_and_derivative,
@@ -389,9 +390,11 @@ def test_the_recursive_path_refuses_constraints_as_the_page_says():
     has learnt constraints: rewrite that paragraph of the page (and this test)."""
     model = turntable_figure()
     clasped = model.with_constraints([Loop(2, [0, 0.15, 0], 4, [0, -0.15, 0], name="hands")])
-    zeros = np.zeros(model.nq)
+    q = 0.5 * np.random.default_rng(0).standard_normal(model.nq)   # the hands' rows independent
     with pytest.raises(ValueError, match="constraints.*forward_dynamics"):
-        recursive_forward_dynamics(clasped, zeros, zeros)
+        recursive_forward_dynamics(clasped, q, 0 * q)
+    with pytest.raises(ValueError, match="constraints.*forward_dynamics"):     # "and with it simulate"
+        simulate(clasped, q, 0 * q, (0.0, 0.1), method="rk45_recursive")
 
 
 # --- page 2.12: the scaling figure, against the measurements it draws --------------------------------
