@@ -759,7 +759,7 @@ class ConstraintRows:
         return self.w + h * self.wdot - pull
 
 
-def assemble_constraints(model, q, qdot, kin, J, Jdot, t):
+def assemble_constraints(model, q, qdot, kin, J, Jdot, t, *, Jdot_qdot=None):
     """Every constraint of ``model`` at a state, stacked into a :class:`ConstraintRows` (Eq. 2.109-2.111).
 
     ``kin`` is the forward sweep at ``(q, qdot)`` and ``J``, ``Jdot`` its Jacobians (6n, nq).
@@ -767,14 +767,17 @@ def assemble_constraints(model, q, qdot, kin, J, Jdot, t):
     ``J`` (§2.12): ``(G_m J)^T = J^T G_m^T`` by Algorithm 6, one column per row, and
     ``Jdot qdot`` by Algorithm 5, each in O(n) per column
     (:func:`redmax_edu.jacobian.jacobian_transpose_product`, :func:`~redmax_edu.jacobian.jacobian_product`);
-    the recursive dynamics take this path.
+    the recursive dynamics take this path, and pass the body accelerations ``Jdot qdot``
+    ((n, 6) or (6n,)) as ``Jdot_qdot`` since their own sweep has them.
     """
     if J is None:
         from .jacobian import jacobian_product, jacobian_transpose_product
 
         def reduce(G_m):
             return jacobian_transpose_product(model, kin, G_m.T).T
-        Jdot_qdot = jacobian_product(model, kin, qdot, with_derivative=True)[1]
+        if Jdot_qdot is None:
+            Jdot_qdot = jacobian_product(model, kin, qdot, with_derivative=True)[1]
+        Jdot_qdot = Jdot_qdot.reshape(6 * model.n)
     else:
         def reduce(G_m):
             return G_m @ J

@@ -166,12 +166,13 @@ def _articulated_inertias(model, q, kin, prescribed=(), P_m=None, P_r=None):
     call overhead.
     """
     n, A_ip = model.n, kin.A_ip
-    S = [A.dot(S_j) for A, S_j in zip(joint_twist_adjoints(model), kin.S, strict=True)]
+    S = [A.dot(S_j) for A, S_j in zip(_tree(model).A_ij, kin.S, strict=True)]
     M_hat = model.spatial_inertias.copy()
     if P_m is not None:
         M_hat += P_m                                           # Alg. 10, lines 7 and 9
     Psi, U, SM = [None] * n, [None] * n, [None] * n
     for i in reversed(range(n)):                               # backward traversal
+        p = model.parents[i]
         if i in prescribed:
             Pi = M_hat[i]                                      # a prescribed joint passes all of M_hat on
         else:
@@ -181,9 +182,10 @@ def _articulated_inertias(model, q, kin, prescribed=(), P_m=None, P_r=None):
                 Psi[i] = _small_inverse(D)                     # line 12
             except np.linalg.LinAlgError:
                 raise _singular(model, q, i) from None
+            if p < 0:                                          # a root passes nothing on (U, Pi unused)
+                continue
             U[i] = M_hat[i].dot(S[i]).dot(Psi[i])
             Pi = M_hat[i] - U[i].dot(SM[i])                    # line 14
-        p = model.parents[i]
         if p >= 0:
             M_hat[p] += A_ip[i].T.dot(Pi).dot(A_ip[i])         # line 7, for the parent
     return _Articulated(A_ip, S, M_hat, Psi, U, SM)
@@ -222,28 +224,31 @@ def _hybrid_sweeps(model, art, eta, f, tau, qddot, prescribed=()):
     ``qddot_i = Psi_i (u_i - S_i^T M_hat_i Ad(E_i_p) Vdot_p)``.
     """
     A_ip, S, M_hat, Psi, U, SM = art.A_ip, art.S, art.M_hat, art.Psi, art.U, art.SM
-    bias = np.einsum("nij,nj...->ni...", M_hat, eta) - f     # line 8 (-f: -ad(V)^T M V - F_ext), + M_hat eta
+    n, parents, dofs = model.n, model.parents, model.dofs
+    # line 8 (-f: -ad(V)^T M V - F_ext), + M_hat eta
+    bias = (M_hat @ eta.reshape(n, 6, -1)).reshape(eta.shape) - f
     u = np.empty_like(tau)
-    for i in reversed(range(model.n)):                         # backward traversal
-        s, p = model.dofs[i], model.parents[i]
+    for i in reversed(range(n)):                               # backward traversal
+        s, p = dofs[i], parents[i]
         if i in prescribed:
-            beta = bias[i] + M_hat[i].dot(S[i].dot(qddot[s]))                        # line 10
+            if p >= 0:
+                bias[p] += A_ip[i].T.dot(bias[i] + M_hat[i].dot(S[i].dot(qddot[s])))   # lines 8, 10
         else:
             u[s] = tau[s] - S[i].T.dot(bias[i])                # what is left to accelerate joint i
-            beta = bias[i] + U[i].dot(u[s])                                           # line 15
-        if p >= 0:
-            bias[p] += A_ip[i].T.dot(beta)                     # line 8: + the children's beta
-    Vdot = np.empty_like(eta)
-    at_rest = np.zeros_like(eta[0])                            # the world does not accelerate
-    for i, p in enumerate(model.parents):                      # line 18: forward traversal
-        s = model.dofs[i]
-        a = at_rest if p < 0 else A_ip[i].dot(Vdot[p])
+            if p >= 0:
+                bias[p] += A_ip[i].T.dot(bias[i] + U[i].dot(u[s]))                      # lines 8, 15
+    Vdot = np.zeros((n + 1,) + eta.shape[1:])                  # Vdot[-1]: the world, at rest
+    carries = set(parents)                                     # the bodies whose Vdot a child needs
+    for i, p in enumerate(parents):                            # line 18: forward traversal
+        s = dofs[i]
+        a = A_ip[i].dot(Vdot[p])
         if i in prescribed:
             Vdot[i] = a + S[i].dot(qddot[s]) + eta[i]                                 # line 20
             tau[s] = S[i].T.dot(M_hat[i].dot(Vdot[i] - eta[i]) + bias[i])            # lines 21-22
         else:
             qddot[s] = Psi[i].dot(u[s] - SM[i].dot(a))                                # line 24
-            Vdot[i] = a + S[i].dot(qddot[s]) + eta[i]                                 # line 25
+            if i in carries:
+                Vdot[i] = a + S[i].dot(qddot[s]) + eta[i]                             # line 25
     return qddot, tau
 
 
@@ -336,7 +341,7 @@ def recursive_hybrid_dynamics(model, q, qdot, tau=None, prescribed=None):
     for i, key in chosen.items():
         qddot[model.dofs[i]] = as_array(prescribed[key], (model.bodies[i].joint.ndof,),
                                         f"prescribed[{key!r}]", real=True)
-    qddot, needed, _ = _hybrid(model, q, qdot, tau, _forward_kinematics(model, q, qdot), qddot, chosen)
+    qddot, needed = _hybrid(model, q, qdot, tau, _forward_kinematics(model, q, qdot), qddot, chosen)
     return qddot, {key: needed[model.dofs[i]] for i, key in chosen.items()}
 
 
@@ -345,18 +350,33 @@ def _hybrid(model, q, qdot, tau, kin, qddot, prescribed=()):
 
     ``tau`` (nq,) or None are the applied joint forces (the joint springs and dampers of §2.5
     are added here); ``qddot`` (nq,) holds the accelerations of the joints of the bodies in
-    ``prescribed`` and receives the others. Returns ``qddot``, the joint forces ``needed``
+    ``prescribed`` and receives the others. Returns ``qddot`` and the joint forces ``needed``
     (nq,) whose entries on the prescribed joints are what those joints must apply beside their
-    springs and dampers (line 22; the other entries are the applied forces), and the
-    articulated inertias, which Algorithm 10 reuses with the same prescribed joints.
+    springs and dampers (line 22; the other entries are the applied forces).
     """
     art = _articulated_inertias(model, q, kin, prescribed)
-    eta = _velocity_products(model, kin, art, qdot)
+    return _hybrid_forces(model, q, qdot, tau, kin, art, _velocity_products(model, kin, art, qdot), qddot,
+                          prescribed)
+
+
+def _hybrid_forces(model, q, qdot, tau, kin, art, eta, qddot, prescribed):
+    """The force half of :func:`_hybrid`, given the articulated inertias ``art`` and velocity
+    products ``eta`` (which depend on the state only, not on the forces or prescribed values)."""
     f = _maximal_forces(model, kin.E_wi, kin.phi).reshape(model.n, 6)
     f_joint = _joint_forces(model, q, qdot)
     applied = f_joint.copy() if tau is None else tau + f_joint
     qddot, out = _hybrid_sweeps(model, art, eta, f, applied, qddot, prescribed)
-    return qddot, out - f_joint, art
+    return qddot, out - f_joint
+
+
+def _bias_accelerations(model, kin, eta):
+    """``Jdot qdot`` (n, 6): the body accelerations of Alg. 9's forward sweep with ``qddot = 0``,
+    ``a_i = Ad(E_i_p) a_p + eta_i`` (the rows' velocity products need it, Eq. 2.128)."""
+    a = eta.copy()
+    for i, p in enumerate(model.parents):
+        if p >= 0:
+            a[i] += kin.A_ip[i].dot(a[p])
+    return a
 
 
 def _velocity_products(model, kin, art, qdot):
@@ -507,17 +527,21 @@ def _recursive_constrained_dynamics(model, q, qdot, tau, t, baumgarte):
     """:func:`recursive_constrained_dynamics` of a checked state, ``tau`` (an (nq,) array or None),
     time and gains."""
     alpha, beta, _ = baumgarte
-    kin = _forward_kinematics(model, q, qdot)
-    rows = assemble_constraints(model, q, qdot, kin, None, None, t)   # G_m J by Alg. 6, Jdot qdot by Alg. 5
-    rhs = rows.acceleration_rhs(qdot, alpha, beta)
     native = _native_prescriptions(model)
+    kin = _forward_kinematics(model, q, qdot)
+    art = _articulated_inertias(model, q, kin, native)
+    eta = _velocity_products(model, kin, art, qdot)
+    # the rows: G_m J by Alg. 6, without J; Jdot qdot from Alg. 9's velocity products
+    Jdot_qdot = _bias_accelerations(model, kin, eta)
+    rows = assemble_constraints(model, q, qdot, kin, None, None, t, Jdot_qdot=Jdot_qdot)
+    rhs = rows.acceleration_rhs(qdot, alpha, beta)
     solved = rows.active.copy()                                # the rows of the dual problem
     qddot = np.zeros(model.nq)
     for k, cols in native.values():                            # the stabilised prescribed accelerations
         block = rows.blocks[k]
         qddot[cols] = rhs[block]
         solved[block] = False
-    qddot, needed, art = _hybrid(model, q, qdot, tau, kin, qddot, native)
+    qddot, needed = _hybrid_forces(model, q, qdot, tau, kin, art, eta, qddot, native)
     lam = np.zeros(len(rhs))
     sel = np.flatnonzero(solved)
     f_con = np.zeros(model.nq)
