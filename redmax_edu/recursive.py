@@ -14,6 +14,12 @@ joints: each joint provides ``S`` (6, ndof) and ``Sdot``, whatever its type, and
   prescribed joint (the articulated-body algorithm).
 - :func:`inverse_inertia` (Algorithm 10): ``M_r^{-1} x`` by the same sweeps with the forces
   left out, after a preprocessing sweep that depends on ``q`` only.
+- :func:`recursive_constrained_dynamics` (§2.12, Eq. 2.128-2.134): a model's constraints
+  (loops, couplings, limits, contacts, prescribed motion) without ``M_r`` or ``J``: prescribed
+  joints by Algorithm 9 itself, the other rows by the dual problem, whose Delassus operator
+  ``G M_r^-1 G^T`` Algorithms 6 and 10 build one row at a time in O(n);
+  :func:`recursive_forward_dynamics` uses it for a model with constraints, and so does
+  ``simulate(method="rk45_recursive")``.
 
 The book's page on these sweeps (§2.12) is not written yet; the inverse-dynamics round trip of
 book/04_companions/01_lagrangian_arm uses the dense path that this module equals.
@@ -385,9 +391,13 @@ def _velocity_products(model, kin, art, qdot):
     With it ``phidot_i = Ad(E_i_p) phidot_p + S_i qddot_i + eta_i``: summed from the root with
     ``qddot = 0``, the etas give ``Jdot qdot``.
     """
-    S_qdot = np.array([S_i.dot(qdot[s]) for S_i, s in zip(art.S, model.dofs, strict=True)])[:, :, None]
+    tree = _tree(model)
+    if tree.has_parents:
+        S_qdot = np.array([S_i.dot(qdot[s]) for S_i, s in zip(art.S, model.dofs, strict=True)])
+    else:                                                      # roots alone: S_i qdot_i is the twist V_i
+        S_qdot = kin.phi
     Sdot_qdot = np.array([Sd.dot(qdot[s]) for Sd, s in zip(kin.Sdot, model.dofs, strict=True)])[:, :, None]
-    return (ad_unchecked(kin.phi) @ S_qdot + _tree(model).A_ij @ Sdot_qdot)[:, :, 0]
+    return (ad_unchecked(kin.phi) @ S_qdot[:, :, None] + tree.A_ij @ Sdot_qdot)[:, :, 0]
 
 
 def recursive_forward_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
@@ -437,20 +447,26 @@ def recursive_constrained_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte
        accelerations ``qddot*`` of the others without the remaining constraints, and the
        torques the prescribed joints need.
     2. The other rows ``Gbar`` that enter the solve (every equality, every active inequality)
-       are mapped to reduced rows without ``J``: ``Gbar^T = G_r^T + J^T G_m^T`` by Algorithm 6.
-       Algorithm 10 (the sweeps of Algorithm 9 without forces and velocity products, with
-       the same prescribed joints held still) gives ``Y = M^-1 Gbar^T``, one column per row,
-       and the Delassus operator ``D = Gbar Y`` (Eq. 2.130). Here ``M^-1`` is the inverse of
-       the free joints' block of ``M_r``: a force on a prescribed joint does not move it.
+       are mapped to reduced rows without ``J`` (Eq. 2.128): ``Gbar^T = G_r^T + J^T G_m^T`` by
+       Algorithm 6, and the velocity products ``G_m Jdot qdot`` from Algorithm 9's own
+       ``eta`` (``Jdot qdot`` is the body accelerations at ``qddot = 0``). Algorithm 10 (the
+       sweeps of Algorithm 9 without forces and velocity products, with the same prescribed
+       joints held still) gives ``Y = M^-1 Gbar^T``, one column per row, and the Delassus
+       operator ``D = Gbar Y`` (Eq. 2.130). Here ``M^-1`` is the inverse of the free joints'
+       block of ``M_r``: a force on a prescribed joint does not move it.
     3. The multipliers solve the dual problem ``D lambda = rhs - Gbar qddot*`` (Eq. 2.130,
        with the library's sign, ``M_r qddot = f_r + tau + Gbar^T lambda``), ``rhs`` the rows'
        right-hand side (:meth:`~redmax_edu.constraints.ConstraintRows.acceleration_rhs`). If
        an active inequality then fails, the dual QP of Eq. (2.134), minimise
        ``lambda^T D lambda / 2 - lambda^T (rhs - Gbar qddot*)`` with ``lambda >= 0`` on the
-       inequality rows, solved like the dense path's primal QP (qpsolvers with quadprog).
-       Contacts may repeat each other's rows (four points of one body on a floor), which
-       leaves ``D`` only semidefinite: the QP adds ``1e-12 diag(D)``, which moves a row's
-       acceleration by 1e-12 of its multiplier's effect.
+       inequality rows (pushing; Eq. 2.134's ``lambda_C <= 0`` is for the opposite sign of
+       Eq. 2.129), solved like the dense path's primal QP (qpsolvers with quadprog). Contacts
+       may repeat each other's rows (four points of one body on a floor) and an active
+       limit may repeat the equalities, which leaves ``D`` only semidefinite and quadprog
+       refuses it: the QP is solved by proximal steps, each with ``D + 1e-6 diag(D)`` and
+       pulled towards the last multipliers, which converge to a solution of the QP itself
+       (to round-off in a few steps). A row that only moves prescribed joints cannot push;
+       if it is violated, there is no solution, as in the dense QP.
     4. ``qddot = qddot* + Y lambda``: Algorithm 9 rerun with the constraint forces
        ``f_con = Gbar^T lambda`` (Eq. 2.131), by linearity; the prescribed joints' torques
        change likewise, and the part of them beyond the applied ``tau`` and ``f_con`` is
