@@ -299,7 +299,9 @@ def recursive_hybrid_dynamics(model, q, qdot, tau=None, prescribed=None):
     Parameters
     ----------
     model : Model
-        Without deformable bodies (a ValueError names the argument otherwise).
+        Without deformable bodies or constraints (a ValueError names the argument otherwise;
+        :func:`recursive_constrained_dynamics` takes constraints, and prescribes joints by
+        :class:`redmax_edu.constraints.PrescribedJoint`).
     q, qdot : array_like, shape (nq,)
     tau : array_like, shape (nq,), optional
         Applied joint forces, default zero; the joint springs and dampers of §2.5 are added.
@@ -400,13 +402,14 @@ def _velocity_products(model, kin, art, qdot):
     return (ad_unchecked(kin.phi) @ S_qdot[:, :, None] + tree.A_ij @ Sdot_qdot)[:, :, 0]
 
 
-def recursive_forward_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
+def recursive_forward_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=None):
     """Accelerations ``qddot`` (nq,) from ``M_r qddot = f_r + tau`` (Eq. 2.19) by Algorithm 9 in O(n).
 
     :func:`recursive_hybrid_dynamics` with no prescribed joint (Featherstone's articulated-body
     algorithm, in RedMax's body frames); equal to :func:`redmax_edu.dynamics.forward_dynamics`.
     A model with constraints is solved by :func:`recursive_constrained_dynamics` at time ``t``
-    with the Baumgarte gains ``baumgarte = (alpha, beta, gamma)`` (alpha and beta are used).
+    with the Baumgarte gains ``baumgarte = (alpha, beta, gamma)`` (alpha and beta are used;
+    default :data:`redmax_edu.constraints.DEFAULT_BAUMGARTE`).
 
     Examples
     --------
@@ -421,8 +424,8 @@ def recursive_forward_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEF
     """
     _check_rigid(model, "recursive_forward_dynamics", "forward_dynamics")
     q, qdot = model.check_state(q, qdot)
-    return _recursive_forward_dynamics(model, q, qdot, _tau(model, tau), as_scalar(t, "t"),
-                                       check_baumgarte(baumgarte))
+    gains = DEFAULT_BAUMGARTE if baumgarte is None else check_baumgarte(baumgarte)
+    return _recursive_forward_dynamics(model, q, qdot, _tau(model, tau), as_scalar(t, "t"), gains)
 
 
 def _recursive_forward_dynamics(model, q, qdot, tau=None, t=0.0, baumgarte=DEFAULT_BAUMGARTE):

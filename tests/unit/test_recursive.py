@@ -473,10 +473,12 @@ def test_prescribed_joints_are_taken_by_algorithm_9_with_the_stabilised_accelera
     assert relative_error(needed[free], tau[free]) < TOL       # the other joints feel only tau
 
 
-def test_recursive_forward_dynamics_takes_the_constraints_into_account():
+@pytest.mark.parametrize("gains", [None, (2.0, 3.0, 0.0)])
+def test_recursive_forward_dynamics_takes_the_constraints_into_account(gains):
     model, q, qdot, tau = _constrained_random_tree(7)
-    assert relative_error(recursive_forward_dynamics(model, q, qdot, tau, t=0.4),
-                          forward_dynamics(model, q, qdot, tau, t=0.4)) < TOL
+    options = {} if gains is None else {"baumgarte": gains}
+    assert relative_error(recursive_forward_dynamics(model, q, qdot, tau, t=0.4, **options),
+                          forward_dynamics(model, q, qdot, tau, t=0.4, **options)) < TOL
 
 
 def test_a_limit_on_a_prescribed_joint_cannot_push():
