@@ -259,6 +259,10 @@ def _maximal_forces(model, E, phi, derivatives=False):
     f = f.ravel()
     if not (derivatives or model.forces):
         return f
+    if not derivatives:                          # the explicit integrators need no K or D
+        for force in model.forces:
+            f = f + force.wrench(E, phi)
+        return f
     n6 = 6 * model.n
     K, D = np.zeros((n6, n6)), _linear_terms(model)[0].copy()
     for force in model.forces:
