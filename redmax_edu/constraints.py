@@ -760,26 +760,40 @@ class ConstraintRows:
         return self.w + h * self.wdot - pull
 
 
-def assemble_constraints(model, q, qdot, kin, J, Jdot, t):
+def assemble_constraints(model, q, qdot, kin, J, Jdot, t, *, Jdot_qdot=None):
     """Every constraint of ``model`` at a state, stacked into a :class:`ConstraintRows` (Eq. 2.109-2.111).
 
     ``kin`` is the forward sweep at ``(q, qdot)`` and ``J``, ``Jdot`` its Jacobians (6n, nq).
+    With ``J = Jdot = None`` the maximal rows are mapped to reduced ones without forming
+    ``J`` (§2.12): ``(G_m J)^T = J^T G_m^T`` by Algorithm 6, one column per row, and
+    ``Jdot qdot`` by Algorithm 5, each in O(n) per column
+    (:func:`redmax_edu.jacobian.jacobian_transpose_product`, :func:`~redmax_edu.jacobian.jacobian_product`);
+    the recursive dynamics take this path, and pass the body accelerations ``Jdot qdot``
+    ((n, 6) or (6n,)) as ``Jdot_qdot`` since their own sweep has them.
     """
-    n = model.n
-    Jb = J.reshape(n, 6, -1)
-    a = (Jdot @ qdot).reshape(n, 6)                               # Jdot_mr qdot, per body
-    G, bias, err, w, wdot, ineq, owners, blocks = [], [], [], [], [], [], [], []
+    if J is None:
+        from .jacobian import jacobian_product, jacobian_transpose_product
+
+        def reduce(G_m):
+            return jacobian_transpose_product(model, kin, G_m.T).T
+        if Jdot_qdot is None:
+            Jdot_qdot = jacobian_product(model, kin, qdot, with_derivative=True)[1]
+        Jdot_qdot = Jdot_qdot.reshape(6 * model.n)
+    else:
+        def reduce(G_m):
+            return G_m @ J
+        Jdot_qdot = Jdot @ qdot
+    G_r, G_m, bias, err, w, wdot, ineq, owners, blocks = [], [], [], [], [], [], [], [], []
     start = 0
     for c in model.constraints:
         r = c.rows(model, q, qdot, kin, t)
         k = len(r.bias)
-        Gk = np.zeros((k, model.nq)) if r.G_r is None else r.G_r.copy()
-        b = r.bias.copy()
+        G_r.append(np.zeros((k, model.nq)) if r.G_r is None else r.G_r)
+        Gm = np.zeros((k, model.n, 6))                             # the rows on the body twists
         for body, block in r.G_m.items():
-            Gk += block @ Jb[body]
-            b += block @ a[body]
-        G.append(Gk)
-        bias.append(b)
+            Gm[:, body] = block
+        G_m.append(Gm.reshape(k, 6 * model.n))
+        bias.append(r.bias)
         err.append(r.error)
         w.append(r.w)
         wdot.append(r.wdot)
@@ -790,8 +804,10 @@ def assemble_constraints(model, q, qdot, kin, J, Jdot, t):
     if not blocks:
         z = np.zeros(0)
         return ConstraintRows(np.zeros((0, model.nq)), z, z, z, z, np.zeros(0, bool), (), ())
-    return ConstraintRows(np.vstack(G), np.concatenate(bias), np.concatenate(err), np.concatenate(w),
-                          np.concatenate(wdot), np.concatenate(ineq), tuple(owners), tuple(blocks))
+    G_m = np.vstack(G_m)
+    return ConstraintRows(np.vstack(G_r) + reduce(G_m), np.concatenate(bias) + G_m @ Jdot_qdot,
+                          np.concatenate(err), np.concatenate(w), np.concatenate(wdot), np.concatenate(ineq),
+                          tuple(owners), tuple(blocks))
 
 
 def constraint_rows(model, q, qdot, t=0.0):

@@ -259,6 +259,10 @@ def _maximal_forces(model, E, phi, derivatives=False):
     f = f.ravel()
     if not (derivatives or model.forces):
         return f
+    if not derivatives:                          # the explicit integrators need no K or D
+        for force in model.forces:
+            f = f + force.wrench(E, phi)
+        return f
     n6 = 6 * model.n
     K, D = np.zeros((n6, n6)), _linear_terms(model)[0].copy()
     for force in model.forces:
@@ -498,11 +502,21 @@ def _solve_constrained(model, q, A, b, rows, rhs, what, active):
     lam = np.zeros(len(rows.G))
     lam[eq] = sol[len(b):]
     C = rows.G[ineq]
-    if len(C) and np.any(C @ x < rhs[ineq] - 1e-10 * (1.0 + np.abs(rhs[ineq]))):
+    if _violated(C @ x, rhs[ineq]):
         x, lam[eq], lam[ineq] = _inequality_qp(A, b, G, rhs[eq], C, rhs[ineq])
     if not np.isfinite(x).all():
         raise SingularMassMatrixError(_explain_singular(model, q, what))
     return x, lam
+
+
+def _violated(Cx, r_C):
+    """Whether the inequality rows ``C x >= r_C`` fail anywhere by more than round-off."""
+    return bool(np.any(Cx < r_C - 1e-10 * (1.0 + np.abs(r_C))))
+
+
+#: What the solves say when the active inequalities cannot hold together with the equalities.
+_NO_QP_SOLUTION = ("the constraint QP of Eq. (2.112) has no solution: the active inequalities "
+                   "(joint limits, contacts) contradict the equality constraints")
 
 
 def _inequality_qp(A, b, G, r_G, C, r_C):
@@ -520,8 +534,7 @@ def _inequality_qp(A, b, G, r_G, C, r_C):
                                 A=G if len(G) else None, b=r_G if len(G) else None)
     sol = qpsolvers.solve_problem(problem, solver="quadprog")
     if not sol.found:
-        raise ValueError("the constraint QP of Eq. (2.112) has no solution: the active inequalities "
-                         "(joint limits, contacts) contradict the equality constraints")
+        raise ValueError(_NO_QP_SOLUTION)
     lam_G = -sol.y if len(G) else np.zeros(0)
     return sol.x, lam_G, sol.z
 

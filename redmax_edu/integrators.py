@@ -15,7 +15,9 @@ The RedMax supplemental (seed 002) runs every scene with one of three integrator
 ``"rk45_recursive"``
     The same ODE and solver, with ``qddot`` from recursive forward dynamics (Algorithm 9,
     :func:`redmax_edu.recursive.recursive_forward_dynamics`) in O(n) instead of a dense
-    solve with ``M_r`` (reference type 1). For models without deformable bodies.
+    solve with ``M_r`` (reference type 1); constraints by the dual problem of §2.12 in O(n)
+    per constraint row, prescribed joints by Algorithm 9 itself. For models without
+    deformable bodies.
 ``"euler"``
     Linearly implicit Euler, springs and dampers only, at the velocity level with a fixed
     step ``h`` (Eq. 2.84-2.86; reference type 3): the spring and damper forces (joint and
@@ -43,7 +45,7 @@ from .contact import frictional_euler_step
 from .dynamics import SingularMassMatrixError, _energies, _euler_step, _forward_dynamics
 from .kinematics import _forward_kinematics
 from .model import Model
-from .recursive import recursive_forward_dynamics
+from .recursive import _recursive_forward_dynamics
 
 __all__ = ["METHODS", "ODE_ACCELERATIONS", "SimulationError", "Trajectory", "simulate",
            "DEFAULT_SAMPLE_DT", "DIVERGED"]
@@ -54,8 +56,8 @@ __all__ = ["METHODS", "ODE_ACCELERATIONS", "SimulationError", "Trajectory", "sim
 #: checked gains of the constraints): :func:`simulate` checks its arguments once, so these are
 #: the lean cores of the public functions (``"rk45"``: that of
 #: :func:`redmax_edu.dynamics.forward_dynamics`, reference type 2; ``"rk45_recursive"``:
-#: recursive forward dynamics, type 1).
-ODE_ACCELERATIONS = {"rk45": _forward_dynamics, "rk45_recursive": recursive_forward_dynamics}
+#: that of :func:`redmax_edu.recursive.recursive_forward_dynamics`, type 1).
+ODE_ACCELERATIONS = {"rk45": _forward_dynamics, "rk45_recursive": _recursive_forward_dynamics}
 
 #: The method names :func:`simulate` accepts.
 METHODS = (*ODE_ACCELERATIONS, "euler")
@@ -253,24 +255,27 @@ def _check_finite(t, y, method):
 class _Recorder:
     """Collects samples, one at a time or in blocks, each with the model it is expressed in.
 
-    It keeps the state arrays it is given (the drivers pass arrays they no longer change).
+    It keeps the blocks it is given (the drivers pass arrays they no longer change) and stacks
+    them once at the end: iterating a block row by row would cost more than the RK45 steps of a
+    one-body model.
     """
 
     def __init__(self):
         self.t, self.q, self.qdot, self.models = [], [], [], []
 
     def add(self, t, q, qdot, model):
-        self.add_block([t], [q], [qdot], model)
+        self.add_block((t,), q[None], qdot[None], model)
 
     def add_block(self, t, q, qdot, model):
         """Samples at the times ``t`` (m,) with states ``q``, ``qdot`` (m, nq) in one model."""
-        self.t.extend(t)
-        self.q.extend(q)
-        self.qdot.extend(qdot)
+        self.t.append(t)
+        self.q.append(q)
+        self.qdot.append(qdot)
         self.models.extend([model] * len(t))
 
     def trajectory(self, method, h, nsteps, nfev, reparameterized, friction_iterations=None):
-        return Trajectory(t=np.array(self.t, dtype=float), q=np.array(self.q), qdot=np.array(self.qdot),
+        return Trajectory(t=np.concatenate(self.t, dtype=float), q=np.concatenate(self.q),
+                          qdot=np.concatenate(self.qdot),
                           method=method, models=tuple(self.models), h=h, nsteps=nsteps, nfev=nfev,
                           reparameterized=np.array(reparameterized, dtype=float),
                           friction_iterations=friction_iterations)

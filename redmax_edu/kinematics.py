@@ -143,8 +143,12 @@ def _forward_kinematics(model, q, qdot=None):
         Sdot.append(Sdi)
         joint_twists[i] = Si @ v[s]
     E_wi = E_wj @ model.T_joint_body
-    E_wp = np.concatenate([E_wi, _EYE4])[tree.parents]  # a root's parent is the world (the appended I)
-    A_ip = adjoint_unchecked(inv_se3_unchecked(E_wi) @ E_wp)
+    E_iw = inv_se3_unchecked(E_wi)
+    if tree.has_parents:
+        E_wp = np.concatenate([E_wi, _EYE4])[tree.parents]  # a root's parent is the world (the appended I)
+        A_ip = adjoint_unchecked(E_iw @ E_wp)
+    else:                                                 # roots alone: every parent is the world
+        A_ip = adjoint_unchecked(E_iw)
     phi = None
     if qdot is not None:                                  # Eq. (2.8)-(2.12)
         phi = (tree.A_ij @ joint_twists[:, :, None])[:, :, 0]

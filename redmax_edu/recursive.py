@@ -14,23 +14,51 @@ joints: each joint provides ``S`` (6, ndof) and ``Sdot``, whatever its type, and
   prescribed joint (the articulated-body algorithm).
 - :func:`inverse_inertia` (Algorithm 10): ``M_r^{-1} x`` by the same sweeps with the forces
   left out, after a preprocessing sweep that depends on ``q`` only.
+- :func:`recursive_constrained_dynamics` (§2.12, Eq. 2.128-2.134): a model's constraints
+  (loops, couplings, limits, contacts, prescribed motion) without ``M_r`` or ``J``: prescribed
+  joints by Algorithm 9 itself, the other rows by the dual problem, whose Delassus operator
+  ``G M_r^-1 G^T`` Algorithms 6 and 10 build one row at a time in O(n);
+  :func:`recursive_forward_dynamics` uses it for a model with constraints, and so does
+  ``simulate(method="rk45_recursive")``.
 
 Taught in book/02_reduced/12_recursive_dynamics (the inverse-dynamics sweeps also in
 book/04_companions/01_lagrangian_arm).
 """
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._validate import as_array, as_columns, as_index, as_scalar
-from .dynamics import SingularMassMatrixError, joint_forces, maximal_forces, singular_joints
-from .kinematics import forward_kinematics, joint_twist_adjoints
+from .constraints import (
+    DEFAULT_BAUMGARTE,
+    PrescribedJoint,
+    assemble_constraints,
+    check_baumgarte,
+    check_constraint_set,
+)
+from .dynamics import (
+    _NO_QP_SOLUTION,
+    ConstrainedSolution,
+    SingularMassMatrixError,
+    _explain_singular,
+    _inequality_qp,
+    _joint_forces,
+    _maximal_forces,
+    _tau,
+    _violated,
+    joint_forces,
+    maximal_forces,
+    singular_joints,
+)
+from .kinematics import _forward_kinematics, _tree, forward_kinematics, joint_twist_adjoints
 from .lie import ad_unchecked
 from .model import check_model
 
 __all__ = ["body_accelerations", "recursive_inverse_dynamics", "recursive_hybrid_dynamics",
-           "recursive_forward_dynamics", "InverseInertia", "inverse_inertia", "inverse_inertia_product"]
+           "recursive_forward_dynamics", "recursive_constrained_dynamics", "InverseInertia",
+           "inverse_inertia", "inverse_inertia_product"]
 
 
 def body_accelerations(model, q, qdot, qddot):
@@ -144,12 +172,13 @@ def _articulated_inertias(model, q, kin, prescribed=(), P_m=None, P_r=None):
     call overhead.
     """
     n, A_ip = model.n, kin.A_ip
-    S = [A.dot(S_j) for A, S_j in zip(joint_twist_adjoints(model), kin.S, strict=True)]
+    S = [A.dot(S_j) for A, S_j in zip(_tree(model).A_ij, kin.S, strict=True)]
     M_hat = model.spatial_inertias.copy()
     if P_m is not None:
         M_hat += P_m                                           # Alg. 10, lines 7 and 9
     Psi, U, SM = [None] * n, [None] * n, [None] * n
     for i in reversed(range(n)):                               # backward traversal
+        p = model.parents[i]
         if i in prescribed:
             Pi = M_hat[i]                                      # a prescribed joint passes all of M_hat on
         else:
@@ -159,9 +188,10 @@ def _articulated_inertias(model, q, kin, prescribed=(), P_m=None, P_r=None):
                 Psi[i] = _small_inverse(D)                     # line 12
             except np.linalg.LinAlgError:
                 raise _singular(model, q, i) from None
+            if p < 0:                                          # a root passes nothing on (U, Pi unused)
+                continue
             U[i] = M_hat[i].dot(S[i]).dot(Psi[i])
             Pi = M_hat[i] - U[i].dot(SM[i])                    # line 14
-        p = model.parents[i]
         if p >= 0:
             M_hat[p] += A_ip[i].T.dot(Pi).dot(A_ip[i])         # line 7, for the parent
     return _Articulated(A_ip, S, M_hat, Psi, U, SM)
@@ -200,28 +230,31 @@ def _hybrid_sweeps(model, art, eta, f, tau, qddot, prescribed=()):
     ``qddot_i = Psi_i (u_i - S_i^T M_hat_i Ad(E_i_p) Vdot_p)``.
     """
     A_ip, S, M_hat, Psi, U, SM = art.A_ip, art.S, art.M_hat, art.Psi, art.U, art.SM
-    bias = np.einsum("nij,nj...->ni...", M_hat, eta) - f     # line 8 (-f: -ad(V)^T M V - F_ext), + M_hat eta
+    n, parents, dofs = model.n, model.parents, model.dofs
+    # line 8 (-f: -ad(V)^T M V - F_ext), + M_hat eta
+    bias = (M_hat @ eta.reshape(n, 6, -1)).reshape(eta.shape) - f
     u = np.empty_like(tau)
-    for i in reversed(range(model.n)):                         # backward traversal
-        s, p = model.dofs[i], model.parents[i]
+    for i in reversed(range(n)):                               # backward traversal
+        s, p = dofs[i], parents[i]
         if i in prescribed:
-            beta = bias[i] + M_hat[i].dot(S[i].dot(qddot[s]))                        # line 10
+            if p >= 0:
+                bias[p] += A_ip[i].T.dot(bias[i] + M_hat[i].dot(S[i].dot(qddot[s])))   # lines 8, 10
         else:
             u[s] = tau[s] - S[i].T.dot(bias[i])                # what is left to accelerate joint i
-            beta = bias[i] + U[i].dot(u[s])                                           # line 15
-        if p >= 0:
-            bias[p] += A_ip[i].T.dot(beta)                     # line 8: + the children's beta
-    Vdot = np.empty_like(eta)
-    at_rest = np.zeros_like(eta[0])                            # the world does not accelerate
-    for i, p in enumerate(model.parents):                      # line 18: forward traversal
-        s = model.dofs[i]
-        a = at_rest if p < 0 else A_ip[i].dot(Vdot[p])
+            if p >= 0:
+                bias[p] += A_ip[i].T.dot(bias[i] + U[i].dot(u[s]))                      # lines 8, 15
+    Vdot = np.zeros((n + 1,) + eta.shape[1:])                  # Vdot[-1]: the world, at rest
+    carries = set(parents)                                     # the bodies whose Vdot a child needs
+    for i, p in enumerate(parents):                            # line 18: forward traversal
+        s = dofs[i]
+        a = A_ip[i].dot(Vdot[p])
         if i in prescribed:
             Vdot[i] = a + S[i].dot(qddot[s]) + eta[i]                                 # line 20
             tau[s] = S[i].T.dot(M_hat[i].dot(Vdot[i] - eta[i]) + bias[i])            # lines 21-22
         else:
             qddot[s] = Psi[i].dot(u[s] - SM[i].dot(a))                                # line 24
-            Vdot[i] = a + S[i].dot(qddot[s]) + eta[i]                                 # line 25
+            if i in carries:
+                Vdot[i] = a + S[i].dot(qddot[s]) + eta[i]                             # line 25
     return qddot, tau
 
 
@@ -266,7 +299,9 @@ def recursive_hybrid_dynamics(model, q, qdot, tau=None, prescribed=None):
     Parameters
     ----------
     model : Model
-        Without deformable bodies (a ValueError names the argument otherwise).
+        Without deformable bodies or constraints (a ValueError names the argument otherwise;
+        :func:`recursive_constrained_dynamics` takes constraints, and prescribes joints by
+        :class:`redmax_edu.constraints.PrescribedJoint`).
     q, qdot : array_like, shape (nq,)
     tau : array_like, shape (nq,), optional
         Applied joint forces, default zero; the joint springs and dampers of §2.5 are added.
@@ -303,23 +338,68 @@ def recursive_hybrid_dynamics(model, q, qdot, tau=None, prescribed=None):
     True
     """
     _check_rigid(model, "recursive_hybrid_dynamics", "forward_dynamics")
+    if model.constraints:
+        raise ValueError("argument 'model' has constraints, which recursive_hybrid_dynamics does not take "
+                         "into account: use recursive_constrained_dynamics (with PrescribedJoint "
+                         "constraints for the prescribed joints)")
     q, qdot = model.check_state(q, qdot)
-    tau = np.zeros(model.nq) if tau is None else as_array(tau, (model.nq,), "tau", real=True)
+    tau = None if tau is None else as_array(tau, (model.nq,), "tau", real=True)
     chosen = _prescribed_indices(model, prescribed)
     qddot = np.zeros(model.nq)
     for i, key in chosen.items():
         qddot[model.dofs[i]] = as_array(prescribed[key], (model.bodies[i].joint.ndof,),
                                         f"prescribed[{key!r}]", real=True)
-    kin = forward_kinematics(model, q, qdot)                      # lines 1-3: frames and twists V
-    art = _articulated_inertias(model, q, kin, chosen)
-    S_qdot = np.array([S_i.dot(qdot[s]) for S_i, s in zip(art.S, model.dofs, strict=True)])[:, :, None]
+    qddot, needed = _hybrid(model, q, qdot, tau, _forward_kinematics(model, q, qdot), qddot, chosen)
+    return qddot, {key: needed[model.dofs[i]] for i, key in chosen.items()}
+
+
+def _hybrid(model, q, qdot, tau, kin, qddot, prescribed=()):
+    """Algorithm 9 at a checked state, after its first forward traversal ``kin`` (lines 1-3).
+
+    ``tau`` (nq,) or None are the applied joint forces (the joint springs and dampers of §2.5
+    are added here); ``qddot`` (nq,) holds the accelerations of the joints of the bodies in
+    ``prescribed`` and receives the others. Returns ``qddot`` and the joint forces ``needed``
+    (nq,) whose entries on the prescribed joints are what those joints must apply beside their
+    springs and dampers (line 22; the other entries are the applied forces).
+    """
+    art = _articulated_inertias(model, q, kin, prescribed)
+    return _hybrid_forces(model, q, qdot, tau, kin, art, _velocity_products(model, kin, art, qdot), qddot,
+                          prescribed)
+
+
+def _hybrid_forces(model, q, qdot, tau, kin, art, eta, qddot, prescribed):
+    """The force half of :func:`_hybrid`, given the articulated inertias ``art`` and velocity
+    products ``eta`` (which depend on the state only, not on the forces or prescribed values)."""
+    f = _maximal_forces(model, kin.E_wi, kin.phi).reshape(model.n, 6)
+    f_joint = _joint_forces(model, q, qdot)
+    applied = f_joint.copy() if tau is None else tau + f_joint
+    qddot, out = _hybrid_sweeps(model, art, eta, f, applied, qddot, prescribed)
+    return qddot, out - f_joint
+
+
+def _bias_accelerations(model, kin, eta):
+    """``Jdot qdot`` (n, 6): the body accelerations of Alg. 9's forward sweep with ``qddot = 0``,
+    ``a_i = Ad(E_i_p) a_p + eta_i`` (the rows' velocity products need it, Eq. 2.128)."""
+    a = eta.copy()
+    for i, p in enumerate(model.parents):
+        if p >= 0:
+            a[i] += kin.A_ip[i].dot(a[p])
+    return a
+
+
+def _velocity_products(model, kin, art, qdot):
+    """``eta_i = ad(V_i) S_i qdot_i + Sdot_i qdot_i`` (Alg. 9, line 4), in body frames, shape (n, 6).
+
+    With it ``phidot_i = Ad(E_i_p) phidot_p + S_i qddot_i + eta_i``: summed from the root with
+    ``qddot = 0``, the etas give ``Jdot qdot``.
+    """
+    tree = _tree(model)
+    if tree.has_parents:
+        S_qdot = np.array([S_i.dot(qdot[s]) for S_i, s in zip(art.S, model.dofs, strict=True)])
+    else:                                                      # roots alone: S_i qdot_i is the twist V_i
+        S_qdot = kin.phi
     Sdot_qdot = np.array([Sd.dot(qdot[s]) for Sd, s in zip(kin.Sdot, model.dofs, strict=True)])[:, :, None]
-    eta = (ad_unchecked(kin.phi) @ S_qdot + joint_twist_adjoints(model) @ Sdot_qdot)[:, :, 0]   # line 4
-    f = maximal_forces(model, kin.E_wi, kin.phi).reshape(model.n, 6)
-    f_joint = joint_forces(model, q, qdot)
-    qddot, tau_out = _hybrid_sweeps(model, art, eta, f, tau + f_joint, qddot, chosen)
-    torques = {key: tau_out[model.dofs[i]] - f_joint[model.dofs[i]] for i, key in chosen.items()}
-    return qddot, torques
+    return (ad_unchecked(kin.phi) @ S_qdot[:, :, None] + tree.A_ij @ Sdot_qdot)[:, :, 0]
 
 
 def recursive_forward_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=None):
@@ -327,8 +407,9 @@ def recursive_forward_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=Non
 
     :func:`recursive_hybrid_dynamics` with no prescribed joint (Featherstone's articulated-body
     algorithm, in RedMax's body frames); equal to :func:`redmax_edu.dynamics.forward_dynamics`.
-    ``t`` and ``baumgarte`` are accepted for the integrators' sake; a model with constraints
-    is refused here (use :func:`redmax_edu.dynamics.forward_dynamics`).
+    A model with constraints is solved by :func:`recursive_constrained_dynamics` at time ``t``
+    with the Baumgarte gains ``baumgarte = (alpha, beta, gamma)`` (alpha and beta are used;
+    default :data:`redmax_edu.constraints.DEFAULT_BAUMGARTE`).
 
     Examples
     --------
@@ -341,10 +422,201 @@ def recursive_forward_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=Non
     >>> recursive_forward_dynamics(pendulum, [np.pi / 2], [0.0])
     array([-9.76119403])
     """
-    if check_model(model).constraints:
-        raise ValueError("argument 'model' has constraints, which recursive_forward_dynamics does not "
-                         "handle yet: use redmax_edu.dynamics.forward_dynamics")
-    return recursive_hybrid_dynamics(model, q, qdot, tau)[0]
+    _check_rigid(model, "recursive_forward_dynamics", "forward_dynamics")
+    q, qdot = model.check_state(q, qdot)
+    gains = DEFAULT_BAUMGARTE if baumgarte is None else check_baumgarte(baumgarte)
+    return _recursive_forward_dynamics(model, q, qdot, _tau(model, tau), as_scalar(t, "t"), gains)
+
+
+def _recursive_forward_dynamics(model, q, qdot, tau=None, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
+    """:func:`recursive_forward_dynamics` of a rigid model at a checked state, ``tau`` (an (nq,)
+    array or None), time and gains: the core that ``simulate(method="rk45_recursive")`` calls."""
+    if model.constraints:
+        return _recursive_constrained_dynamics(model, q, qdot, tau, t, baumgarte).x
+    return _hybrid(model, q, qdot, tau, _forward_kinematics(model, q, qdot), np.zeros(model.nq))[0]
+
+
+def recursive_constrained_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
+    """Accelerations and constraint forces of a model with constraints, in O(n) per constraint row (§2.12).
+
+    The same solution as :func:`redmax_edu.dynamics.constrained_dynamics` (the rows of
+    :func:`redmax_edu.constraints.assemble_constraints` at time ``t``, Baumgarte's terms
+    with the gains ``alpha``, ``beta`` of ``baumgarte``), reached without ``M_r`` or ``J``
+    (Eq. 2.128-2.134):
+
+    1. Every :class:`redmax_edu.constraints.PrescribedJoint` that prescribes a whole joint
+       becomes a prescribed joint of Algorithm 9, with the stabilised acceleration of its
+       rows, ``qddot_p - 2 alpha (qdot - qdot_p) - beta^2 (q - q_p)``: Algorithm 9 gives the
+       accelerations ``qddot*`` of the others without the remaining constraints, and the
+       torques the prescribed joints need.
+    2. The other rows ``Gbar`` that enter the solve (every equality, every active inequality)
+       are mapped to reduced rows without ``J`` (Eq. 2.128): ``Gbar^T = G_r^T + J^T G_m^T`` by
+       Algorithm 6, and the velocity products ``G_m Jdot qdot`` from Algorithm 9's own
+       ``eta`` (``Jdot qdot`` is the body accelerations at ``qddot = 0``). Algorithm 10 (the
+       sweeps of Algorithm 9 without forces and velocity products, with the same prescribed
+       joints held still) gives ``Y = M^-1 Gbar^T``, one column per row, and the Delassus
+       operator ``D = Gbar Y`` (Eq. 2.130). Here ``M^-1`` is the inverse of the free joints'
+       block of ``M_r``: a force on a prescribed joint does not move it.
+    3. The multipliers solve the dual problem ``D lambda = rhs - Gbar qddot*`` (Eq. 2.130,
+       with the library's sign, ``M_r qddot = f_r + tau + Gbar^T lambda``), ``rhs`` the rows'
+       right-hand side (:meth:`~redmax_edu.constraints.ConstraintRows.acceleration_rhs`). If
+       an active inequality then fails, the dual QP of Eq. (2.134), minimise
+       ``lambda^T D lambda / 2 - lambda^T (rhs - Gbar qddot*)`` with ``lambda >= 0`` on the
+       inequality rows (pushing; Eq. 2.134's ``lambda_C <= 0`` is for the opposite sign of
+       Eq. 2.129), solved like the dense path's primal QP (qpsolvers with quadprog). Contacts
+       may repeat each other's rows (four points of one body on a floor) and an active
+       limit may repeat the equalities, which leaves ``D`` only semidefinite and quadprog
+       refuses it: the QP is solved by proximal steps, each with ``D + 1e-6 diag(D)`` and
+       pulled towards the last multipliers, which converge to a solution of the QP itself
+       (to round-off in a few steps). A row that only moves prescribed joints cannot push;
+       if it is violated, there is no solution, as in the dense QP.
+    4. ``qddot = qddot* + Y lambda``: Algorithm 9 rerun with the constraint forces
+       ``f_con = Gbar^T lambda`` (Eq. 2.131), by linearity; the prescribed joints' torques
+       change likewise, and the part of them beyond the applied ``tau`` and ``f_con`` is
+       their multiplier (Eq. 2.113).
+
+    Parameters
+    ----------
+    model : Model
+        Without deformable bodies.
+    q, qdot : array_like (nq,)
+    tau : array_like (nq,), optional
+    t : float
+        Time, for prescribed motion.
+    baumgarte : (alpha, beta, gamma)
+        Stabilisation gains (1/s); gamma is the velocity level's and is not used here.
+
+    Returns
+    -------
+    redmax_edu.dynamics.ConstrainedSolution
+        ``x`` is ``qddot``, ``lam`` one multiplier per row of ``rows`` (zero for an inactive
+        inequality), ``generalized_force(k)`` constraint k's force; a prescribed joint's is
+        the torque its motion needs.
+
+    Examples
+    --------
+    Two hinges whose angles must stay equal move as one, as the dense KKT solve finds:
+
+    >>> from redmax_edu.constraints import CoordinateCoupling
+    >>> from redmax_edu.dynamics import constrained_dynamics
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -0.5
+    >>> link = dict(joint=Revolute([0, 1, 0]), T_joint_body=T, mass=1.0, inertia=0.01 * np.eye(3))
+    >>> top = np.eye(4); top[2, 3] = -1.0
+    >>> model = Model([Body("a", -1, T_parent_joint=np.eye(4), **link),
+    ...                Body("b", 0, T_parent_joint=top, **link)], constraints=[CoordinateCoupling(0, 1)])
+    >>> sol = recursive_constrained_dynamics(model, [0.3, 0.3], [0.0, 0.0])
+    >>> bool(np.isclose(sol.x[0], sol.x[1]))
+    True
+    >>> dense = constrained_dynamics(model, [0.3, 0.3], [0.0, 0.0])
+    >>> bool(np.allclose(sol.x, dense.x, atol=1e-12) and np.allclose(sol.lam, dense.lam, atol=1e-12))
+    True
+    """
+    _check_rigid(model, "recursive_constrained_dynamics", "constrained_dynamics")
+    q, qdot = model.check_state(q, qdot)
+    return _recursive_constrained_dynamics(model, q, qdot, _tau(model, tau), as_scalar(t, "t"),
+                                           check_baumgarte(baumgarte))
+
+
+_NATIVE = weakref.WeakKeyDictionary()
+
+#: The dual QP's proximal weight (relative to the Delassus diagonal) and its most steps.
+_PROXIMAL, _PROXIMAL_STEPS = 1e-6, 8
+
+
+def _native_prescriptions(model):
+    """The prescribed joints that Algorithm 9 takes natively, cached per (immutable) model:
+    ``{body index: (constraint index, coordinates)}`` for each :class:`PrescribedJoint` that
+    prescribes all of its joint's coordinates (the first such one per joint; a repeated one
+    stays a row, and the solve then names it as redundant)."""
+    native = _NATIVE.get(model)
+    if native is None:
+        native = {}
+        for k, c in enumerate(model.constraints):
+            if isinstance(c, PrescribedJoint) and c.body not in native:
+                cols = c.columns(model)
+                if len(cols) == model.bodies[c.body].joint.ndof:
+                    native[c.body] = (k, cols)
+        _NATIVE[model] = native
+    return native
+
+
+def _recursive_constrained_dynamics(model, q, qdot, tau, t, baumgarte):
+    """:func:`recursive_constrained_dynamics` of a checked state, ``tau`` (an (nq,) array or None),
+    time and gains."""
+    alpha, beta, _ = baumgarte
+    native = _native_prescriptions(model)
+    kin = _forward_kinematics(model, q, qdot)
+    art = _articulated_inertias(model, q, kin, native)
+    eta = _velocity_products(model, kin, art, qdot)
+    # the rows: G_m J by Alg. 6, without J; Jdot qdot from Alg. 9's velocity products
+    Jdot_qdot = _bias_accelerations(model, kin, eta)
+    rows = assemble_constraints(model, q, qdot, kin, None, None, t, Jdot_qdot=Jdot_qdot)
+    rhs = rows.acceleration_rhs(qdot, alpha, beta)
+    solved = rows.active.copy()                                # the rows of the dual problem
+    qddot = np.zeros(model.nq)
+    for k, cols in native.values():                            # the stabilised prescribed accelerations
+        block = rows.blocks[k]
+        qddot[cols] = rhs[block]
+        solved[block] = False
+    qddot, needed = _hybrid_forces(model, q, qdot, tau, kin, art, eta, qddot, native)
+    lam = np.zeros(len(rhs))
+    sel = np.flatnonzero(solved)
+    f_con = np.zeros(model.nq)
+    if len(sel):
+        G = rows.G[sel]
+        zero = np.zeros((model.n, 6, len(sel)))
+        # Alg. 10 on the columns of Gbar^T: Y = M^-1 Gbar^T, and the prescribed joints' answer to them
+        Y, response = _hybrid_sweeps(model, art, zero, zero, G.T.copy(), np.zeros(G.T.shape), native)
+        lam[sel] = _dual_multipliers(model, q, rows, sel, G, Y, qddot, rhs[sel])
+        qddot = qddot + Y @ lam[sel]                          # Eq. (2.131), through Alg. 9 by linearity
+        needed = needed + response @ lam[sel]
+        f_con = G.T @ lam[sel]
+    for k, cols in native.values():                            # what the prescription adds (Eq. 2.113)
+        lam[rows.blocks[k]] = needed[cols] - f_con[cols] - (0.0 if tau is None else tau[cols])
+    return ConstrainedSolution(qddot, lam, rows)
+
+
+def _dual_multipliers(model, q, rows, sel, G, Y, qddot, rhs):
+    """The multipliers of the rows ``sel`` (reduced rows ``G``, ``Y = M^-1 G^T``, right-hand
+    side ``rhs``) from the unconstrained accelerations ``qddot``: Eq. (2.130) on the equality
+    rows, then, if an active inequality fails, the dual QP of Eq. (2.134)."""
+    D = G @ Y                                                  # the Delassus operator
+    b = rhs - G @ qddot
+    ineq = rows.inequality[sel]
+    eq = ~ineq
+    lam = np.zeros(len(sel))
+    if eq.any():
+        try:
+            lam[eq] = np.linalg.solve(D[np.ix_(eq, eq)], b[eq])
+        except np.linalg.LinAlgError:
+            check_constraint_set(model, rows, ~rows.inequality)   # names a redundant constraint, if one is
+            raise SingularMassMatrixError(_explain_singular(
+                model, q, "the Delassus operator G M_r^-1 G^T of the constraint rows (Eq. 2.130)")) from None
+    if not ineq.any() or not _violated(G[ineq] @ (qddot + Y @ lam), rhs[ineq]):
+        return lam
+    # An inequality that cannot act (its row only moves prescribed joints) takes no part: the
+    # solution must satisfy it as it is. Repeated contact rows leave D only semidefinite, which
+    # quadprog refuses: proximal steps, each a QP with D + eps W (W = diag D) pulled towards the
+    # last multipliers, converge to a solution of the QP itself (to round-off in a few steps).
+    d = np.diag(D)
+    live = eq | (d > 1e-12 * d.max())
+    if (live & ineq).any():
+        P, r, W = D[np.ix_(live, live)], b[live], _PROXIMAL * d[live]
+        C, none = np.eye(live.sum())[ineq[live]], np.zeros((0, live.sum()))
+        x = lam[live]
+        for _ in range(_PROXIMAL_STEPS):
+            x_old = x
+            x, _, _ = _inequality_qp(P + np.diag(W), r + W * x_old, none, np.zeros(0), C, np.zeros(len(C)))
+            if np.abs(W * (x - x_old)).max() <= 1e-14 * (1.0 + np.abs(r).max()):
+                break
+        lam[live] = x
+    residual = G @ (qddot + Y @ lam) - rhs
+    scale = 1e-9 * (1.0 + np.abs(rhs))
+    if np.any(np.abs(residual[eq]) > scale[eq]) or np.any(residual[ineq] < -scale[ineq]):
+        raise ValueError(_NO_QP_SOLUTION)
+    return lam
 
 
 class InverseInertia:

@@ -72,6 +72,11 @@ class Force:
         """The force terms for poses ``E`` (n, 4, 4) and body twists ``phi`` (n, 6)."""
         raise NotImplementedError
 
+    def wrench(self, E, phi):
+        """The wrenches ``f`` (6n,) alone, ``evaluate(E, phi).f``: for the explicit integrators,
+        which need no ``K`` or ``D``. A force whose derivatives cost much overrides it."""
+        return self.evaluate(E, phi).f
+
     def potential_energy(self, E):
         """The potential energy at poses ``E`` (zero for forces without one)."""
         return 0.0
@@ -130,7 +135,7 @@ def point_kinematics(E, phi, attachments):
     return x, v
 
 
-def assemble_point_forces(E, phi, attachments, F, dF_dx=None, dF_dv=None):
+def assemble_point_forces(E, phi, attachments, F, dF_dx=None, dF_dv=None, derivatives=True):
     """Map world forces at attached points to maximal coordinates, with their K and D.
 
     Point a on body i (body coordinates ``r``) receives the world force ``F[a]``; its
@@ -152,6 +157,8 @@ def assemble_point_forces(E, phi, attachments, F, dF_dx=None, dF_dv=None):
     dF_dx, dF_dv : ndarray, shape (m, 3, m, 3), optional
         ``dF_dx[a, :, b, :]`` is the derivative of ``F[a]`` with respect to the world
         position of point b (likewise velocity). Omitted means zero.
+    derivatives : bool
+        False: ``f`` only (``K`` and ``D`` are left zero), for :meth:`Force.wrench`.
 
     Returns
     -------
@@ -179,13 +186,16 @@ def assemble_point_forces(E, phi, attachments, F, dF_dx=None, dF_dv=None):
         R = E[att.body, :3, :3]
         G = gamma(att.r)
         J[a] = R @ G
-        dv_dq[a, :, :3] = -R @ _hat(G @ phi[att.body])  # Eq. (1.43)
+        if derivatives:
+            dv_dq[a, :, :3] = -R @ _hat(G @ phi[att.body])  # Eq. (1.43)
     for a, att in enumerate(attachments):
         i = att.body
         if i < 0:
             continue
         si = slice(6 * i, 6 * i + 6)
         out.f[si] += J[a].T @ F[a]  # Eq. (1.13)
+        if not derivatives:
+            continue
         R = E[i, :3, :3]
         out.K[si, 6 * i: 6 * i + 3] += gamma(att.r).T @ _hat(R.T @ F[a])  # Eq. (1.33)
         for b, other in enumerate(attachments):
@@ -331,13 +341,21 @@ class PointSpring(Force):
         self.bodies = tuple(p.body for p in self.points)
 
     def evaluate(self, E, phi):
+        return self._terms(E, phi, derivatives=True)
+
+    def wrench(self, E, phi):
+        return self._terms(E, phi, derivatives=False).f
+
+    def _terms(self, E, phi, derivatives):
         x, v = point_kinematics(E, phi, self.points)
         F1 = self.ks * (x[1] - x[0]) + self.kd * (v[1] - v[0])
-        I3 = np.eye(3)
-        sign = np.array([[-1.0, 1.0], [1.0, -1.0]])  # d F_a / d x_b pattern
-        dF_dx = np.einsum("ab,ij->aibj", sign, self.ks * I3)
-        dF_dv = np.einsum("ab,ij->aibj", sign, self.kd * I3)
-        return assemble_point_forces(E, phi, self.points, np.array([F1, -F1]), dF_dx, dF_dv)
+        dF_dx = dF_dv = None
+        if derivatives:
+            I3 = np.eye(3)
+            sign = np.array([[-1.0, 1.0], [1.0, -1.0]])  # d F_a / d x_b pattern
+            dF_dx = np.einsum("ab,ij->aibj", sign, self.ks * I3)
+            dF_dv = np.einsum("ab,ij->aibj", sign, self.kd * I3)
+        return assemble_point_forces(E, phi, self.points, np.array([F1, -F1]), dF_dx, dF_dv, derivatives)
 
     def potential_energy(self, E):
         x, _ = point_kinematics(E, np.zeros((len(E), 6)), self.points)

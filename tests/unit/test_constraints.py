@@ -21,6 +21,7 @@ from redmax_edu.constraints import (
     PrescribedJoint,
     PrescribedJointVelocity,
     Rows,
+    assemble_constraints,
     check_constraint_set,
     constraint_errors,
     constraint_rows,
@@ -152,6 +153,26 @@ def test_velocity_constraints_become_the_expected_reduced_rows(tree):
     last = slice(6 * (model.n - 1), 6 * model.n)
     np.testing.assert_allclose(rows.G[1:], J[last][comps], atol=1e-12)
     np.testing.assert_allclose(rows.Gdot_qdot[1:], (Jdot @ qdot)[last][comps], atol=1e-12)
+
+
+def test_rows_without_the_jacobian_equal_the_dense_ones(tree):
+    """With J = Jdot = None the maximal rows are mapped by Algorithms 5 and 6 (J^T G_m^T and
+    Jdot qdot in O(n)): the same rows as G_m J and G_m Jdot qdot, to round-off (1e-12)."""
+    rng, model, q, qdot = tree
+    i = next(k for k in range(1, model.n) if model.bodies[k].joint.kind in ("revolute", "prismatic"))
+    model = model.with_constraints([
+        Loop(model.n - 1, rng.standard_normal(3), 1, rng.standard_normal(3)),
+        PrescribedJointVelocity(i, lambda t: (2.0, 0.5)),
+        CoordinateCoupling(i, _first_with_dofs(model), ratio=2.0),
+        FloorContact(2, radius=0.1, point=rng.standard_normal(3))])
+    kin = forward_kinematics(model, q, qdot)
+    dense = assemble_constraints(model, q, qdot, kin, *fill_jacobian(model, kin, with_derivative=True), 0.3)
+    products = assemble_constraints(model, q, qdot, kin, None, None, 0.3)
+    np.testing.assert_allclose(products.G, dense.G, rtol=0, atol=1e-12)
+    scale = 1 + np.abs(qdot).max() ** 2                     # Gdot qdot is quadratic in the velocities
+    np.testing.assert_allclose(products.Gdot_qdot, dense.Gdot_qdot, rtol=0, atol=1e-12 * scale)
+    for name in ("error", "w", "wdot", "inequality", "owners", "blocks"):
+        np.testing.assert_array_equal(getattr(products, name), getattr(dense, name))
 
 
 class _LoopWithoutFrameRotation(Loop):

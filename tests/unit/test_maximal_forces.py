@@ -184,6 +184,14 @@ def test_damping_matrix_matches_finite_differences_in_the_twists(state, name):
     assert check.ok, f"{name}: D relative error {check.error:.1e}"
 
 
+@pytest.mark.parametrize("name", list(FORCES))
+def test_wrench_alone_is_the_f_of_evaluate(state, name):
+    """What the explicit integrators ask for (Force.wrench, no K or D) is exactly evaluate's f."""
+    E, phi = state
+    force = FORCES[name](E, phi, True)
+    np.testing.assert_array_equal(force.wrench(E, phi), force.evaluate(E, phi).f)
+
+
 @pytest.mark.parametrize("name", ACTIVE)
 def test_a_flipped_block_of_k_or_d_fails_the_check(rng, name):
     E, phi = draw_state(rng, 0)  # one state suffices: a wrong sign is wrong everywhere

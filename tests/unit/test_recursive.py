@@ -5,6 +5,9 @@ Error measure: ``max|a - b| / max(1, max|b|)``. Both paths are exact, so they ag
 Forward dynamics, hybrid dynamics and the inverse inertia solve with ``M_r``, so their round-off
 grows with its condition number: their trees keep every joint away from its chart
 singularities (``cond M_r`` ~1e6, differences ~1e-12; at gimbal lock it reaches 1e8 and more).
+The constrained solves (§2.12) add a small dense solve or QP on the multipliers: the recursive
+dual and the dense primal agree to ~1e-14 where the multipliers are unique and to ~1e-11 where
+an active inequality repeats the equalities (the degenerate QP), inside 1e-10.
 """
 
 from dataclasses import replace
@@ -13,22 +16,35 @@ import numpy as np
 import pytest
 
 import redmax_edu.recursive as recursive
+from redmax_edu.constraints import (
+    CoordinateCoupling,
+    FloorContact,
+    JointLimit,
+    Loop,
+    PrescribedJoint,
+    PrescribedJointVelocity,
+    check_constraint_set,
+    constraint_rows,
+)
 from redmax_edu.dynamics import (
     SingularMassMatrixError,
     _assemble,
+    constrained_dynamics,
     forward_dynamics,
     inverse_dynamics,
     mass_matrix,
     reduced_forces,
 )
 from redmax_edu.jacobian import jacobian, jacobian_and_derivative
-from redmax_edu.joints import Revolute
+from redmax_edu.joints import Free3DExp, Revolute
+from redmax_edu.kinematics import forward_kinematics
 from redmax_edu.lie import ad_unchecked
 from redmax_edu.model import Body, Model
 from redmax_edu.recursive import (
     body_accelerations,
     inverse_inertia,
     inverse_inertia_product,
+    recursive_constrained_dynamics,
     recursive_forward_dynamics,
     recursive_hybrid_dynamics,
     recursive_inverse_dynamics,
@@ -327,3 +343,199 @@ def test_preconditioner_needs_the_velocities():
 def test_inverse_inertia_names_a_right_hand_side_of_the_wrong_length():
     with pytest.raises(ValueError, match="'x'"):
         inverse_inertia(_pendulum(), [0.0, 0.0]) @ np.zeros(3)
+
+
+# --- §2.12: constraints by the dual problem -----------------------------------------------------
+def _penetrating_floor(model, q, body, depth=0.05):
+    """A floor contact of ``body`` whose plane lies ``depth`` above the body's centre (c < 0, active)."""
+    plane = np.eye(4)
+    plane[:3, 3] = forward_kinematics(model, q).E_wi[body, :3, 3] + [0.0, 0.0, depth]
+    return FloorContact(body, radius=0.0, plane=plane)
+
+
+def _wave(ndof, scale=1.0):
+    """A prescribed motion ``t -> (q, qdot, qddot)`` of ndof coordinates."""
+    return lambda t: (scale * np.full(ndof, np.sin(t)), scale * np.full(ndof, np.cos(t)),
+                      -scale * np.full(ndof, np.sin(t)))
+
+
+def _constrained_random_tree(seed):
+    """Eight bodies of the basic joint families with a loop closed about an axis (2 rows), a
+    coupling, a whole prescribed joint, an active and an inactive joint limit and a floor contact
+    that a body penetrates; a random state and joint forces."""
+    rng = np.random.default_rng(seed)
+    model = random_tree(rng, 8)
+    q, qdot = random_state(rng, model)
+    moving = [i for i in range(model.n) if model.bodies[i].joint.ndof]
+    single = [i for i in moving if model.bodies[i].joint.ndof == 1]
+    a, b = model.n - 1, int(rng.integers(model.n - 1))
+    loop = Loop(a, rng.standard_normal(3), b, rng.standard_normal(3), axis=rng.standard_normal(3))
+    i, j = (int(k) for k in rng.choice(single, 2, replace=False))
+    p = int(rng.choice([k for k in moving if k not in (i, j)]))
+    k = int(rng.choice(single))
+    limit = model.dofs[k].start
+    floor = _penetrating_floor(model, q, int(rng.integers(model.n)))
+    constraints = [loop, CoordinateCoupling(i, j, ratio=-0.7, offset=0.1),
+                   PrescribedJoint(p, _wave(model.bodies[p].joint.ndof)),
+                   JointLimit(k, q[limit] + 0.1, q[limit] + 1.0),      # below its lower bound: active
+                   JointLimit(k, -10.0, 10.0), floor]                    # never reached
+    return model.with_constraints(constraints), q, qdot, rng.standard_normal(model.nq)
+
+
+def _every_joint_constrained(solvable):
+    """The tree of every joint type with springs, closed by a 3-row loop, with a coupling, a
+    prescribed multi-coordinate joint, one coordinate of the planar joint prescribed (a row of
+    the dual problem), a prescribed joint velocity through a maximal constraint, an active and
+    an inactive limit and a penetrating floor contact."""
+    model, q, qdot, tau, rng = solvable
+    idx = {b.name: i for i, b in enumerate(model.bodies)}
+    multi = [i for i, b in enumerate(model.bodies) if b.joint.ndof >= 3]
+    p = multi[int(rng.integers(len(multi)))]
+    r = idx["revolute"]
+    lower = q[model.dofs[r].start] + 0.05
+    loop = Loop(model.n - 1, rng.standard_normal(3), int(rng.integers(model.n - 1)), rng.standard_normal(3))
+    constraints = [loop,
+                   CoordinateCoupling(idx["spline_curve"], idx["universal"], ratio=0.5, offset=-0.2, dof_b=1),
+                   PrescribedJoint(p, _wave(model.bodies[p].joint.ndof, 0.1)),
+                   PrescribedJoint(idx["planar"], lambda t: ([0.2], [0.1], [0.0]), dofs=[1]),
+                   JointLimit(r, lower, 20.0), JointLimit(r, -10.0, 10.0),
+                   _penetrating_floor(model, q, int(rng.integers(model.n))),
+                   PrescribedJointVelocity(idx["prismatic"], lambda t: ([0.3 * t], [0.3]))]
+    return model.with_constraints(constraints), q, qdot, tau
+
+
+def _agreement(model, q, qdot, tau, t=0.4):
+    """(recursive, dense) solutions at time t; the equality set is checked to be independent first."""
+    rows = constraint_rows(model, q, qdot, t)
+    check_constraint_set(model, rows, ~rows.inequality)
+    return (recursive_constrained_dynamics(model, q, qdot, tau, t=t),
+            constrained_dynamics(model, q, qdot, tau, t=t))
+
+
+# seeds whose floor contact or limit pushes (the QP of Eq. 2.134 decides) and some where
+# neither does (the equality rows alone); 28 has an active limit that the coupling and the
+# loop already decide (a singular Delassus operator, the QP's degenerate case)
+@pytest.mark.parametrize(("seed", "pushes"), [(0, True), (3, False), (7, True), (8, False), (12, True),
+                                              (16, True), (28, True)])
+def test_constrained_dynamics_equals_the_dense_solve_on_random_trees(seed, pushes):
+    model, q, qdot, tau = _constrained_random_tree(seed)
+    recursive_solution, dense = _agreement(model, q, qdot, tau)
+    assert relative_error(recursive_solution.x, dense.x) < TOL
+    assert relative_error(recursive_solution.lam, dense.lam) < TOL
+    rows = dense.rows
+    assert rows.active[rows.inequality].sum() == 2            # the lower limit and the contact
+    assert bool(np.any(dense.lam[rows.inequality] > 1e-6)) == pushes
+    prescribed = next(k for k, c in enumerate(model.constraints) if isinstance(c, PrescribedJoint))
+    assert relative_error(recursive_solution.generalized_force(prescribed),
+                          dense.generalized_force(prescribed)) < TOL
+
+
+def test_constrained_dynamics_equals_the_dense_solve_with_every_joint_type(solvable):
+    recursive_solution, dense = _agreement(*_every_joint_constrained(solvable))
+    assert relative_error(recursive_solution.x, dense.x) < TOL
+    assert relative_error(recursive_solution.lam, dense.lam) < TOL
+
+
+def test_repeated_contacts_give_the_dense_motion():
+    """Four corners of a free box sunk into the floor: the four rows remove only three motions,
+    so the Delassus operator is singular and the multipliers are not unique; the accelerations
+    and the total contact force G^T lambda are, and equal the dense QP's."""
+    box = Model([Body("box", -1, Free3DExp(), np.eye(4), np.eye(4), 2.0, np.diag([0.1, 0.2, 0.25]))])
+    q = np.array([0.0, 0.0, 0.18, 0.02, -0.03, 0.0])    # every corner 7 to 33 mm deep
+    corners = [FloorContact(0, point=[x, y, -0.2]) for x in (-0.3, 0.3) for y in (-0.2, 0.2)]
+    model = box.with_constraints(corners)
+    recursive_solution, dense = _agreement(model, q, np.zeros(6), None)
+    assert relative_error(recursive_solution.x, dense.x) < TOL
+    G = dense.rows.G
+    assert np.linalg.matrix_rank(G) == 3 and np.all(dense.rows.active)
+    assert relative_error(G.T @ recursive_solution.lam, G.T @ dense.lam) < TOL
+    assert np.all(recursive_solution.lam >= -1e-12)
+
+
+def test_prescribed_joints_are_taken_by_algorithm_9_with_the_stabilised_acceleration(rng):
+    """A prescribed joint off its track accelerates as Baumgarte's target says, exactly as the dense
+    row does, and its multiplier is the torque inverse dynamics gives beyond the applied one."""
+    model = _constrained_random_tree(3)[0]
+    q, qdot = random_state(rng, model)
+    tau = rng.standard_normal(model.nq)
+    k, c = next((k, c) for k, c in enumerate(model.constraints) if isinstance(c, PrescribedJoint))
+    only = model.with_constraints([c])
+    t, (alpha, beta) = 0.7, (3.0, 4.0)
+    solution = recursive_constrained_dynamics(only, q, qdot, tau, t=t, baumgarte=(alpha, beta, 0.0))
+    cols = c.columns(model)
+    q_p, qdot_p, qddot_p = c.motion(t)
+    target = qddot_p - 2 * alpha * (qdot[cols] - qdot_p) - beta**2 * (q[cols] - q_p)
+    assert relative_error(solution.x[cols], target) < TOL
+    needed = inverse_dynamics(model, q, qdot, solution.x)
+    assert relative_error(solution.generalized_force(0), needed - tau) < TOL
+    free = np.ones(model.nq, dtype=bool)
+    free[cols] = False
+    assert relative_error(needed[free], tau[free]) < TOL       # the other joints feel only tau
+
+
+@pytest.mark.parametrize("gains", [None, (2.0, 3.0, 0.0)])
+def test_recursive_forward_dynamics_takes_the_constraints_into_account(gains):
+    model, q, qdot, tau = _constrained_random_tree(7)
+    options = {} if gains is None else {"baumgarte": gains}
+    assert relative_error(recursive_forward_dynamics(model, q, qdot, tau, t=0.4, **options),
+                          forward_dynamics(model, q, qdot, tau, t=0.4, **options)) < TOL
+
+
+def test_a_limit_on_a_prescribed_joint_cannot_push():
+    """The row of a limit on a prescribed joint moves nothing the solve can change: where the
+    prescription keeps to the limit it takes no force, where it drives through it both solves refuse."""
+    chain = _pendulum()
+    hold = PrescribedJoint(0, lambda t: ([0.0], [0.0], [0.0]))
+    q = np.array([0.0, 0.5])                                   # on the limit, the tip bent out
+    model = chain.with_constraints([hold, JointLimit(0, 0.0, 1.0), _penetrating_floor(chain, q, 1)])
+    recursive_solution, dense = _agreement(model, q, np.zeros(2), None)
+    assert relative_error(recursive_solution.x, dense.x) < TOL
+    assert recursive_solution.lam[1] == 0.0 and recursive_solution.lam[3] > 0.1   # the floor pushes
+    drive = PrescribedJoint(0, lambda t: ([0.0], [-1.0], [-5.0]))
+    into = chain.with_constraints([drive, JointLimit(0, 0.0, 1.0)])
+    for solve in (recursive_constrained_dynamics, constrained_dynamics):
+        with pytest.raises(ValueError, match="constraint QP of Eq. \\(2.112\\) has no solution"):
+            solve(into, np.zeros(2), np.zeros(2))
+
+
+def test_a_repeated_prescription_is_named_by_the_recursive_solve():
+    motion = lambda t: ([0.0], [0.0], [0.0])  # noqa: E731
+    again = PrescribedJoint(0, motion, name="again")
+    model = _pendulum().with_constraints([PrescribedJoint(0, motion), again])
+    with pytest.raises(ValueError, match=r"constraints\[1\], prescribed joint 'again': its rows repeat"):
+        recursive_constrained_dynamics(model, [0.0, 0.0], [0.0, 0.0])
+
+
+def test_the_comparison_catches_a_dropped_jdot_term(monkeypatch):
+    """Without G_m Jdot qdot in the rows' velocity products the loop's accelerations are off."""
+    model, q, qdot, tau = _constrained_random_tree(3)
+    dense = constrained_dynamics(model, q, qdot, tau, t=0.4).x
+    monkeypatch.setattr(recursive, "_bias_accelerations", lambda model, kin, eta: 0.0 * eta)
+    assert relative_error(recursive_constrained_dynamics(model, q, qdot, tau, t=0.4).x, dense) > 1e-3
+
+
+def test_the_comparison_catches_transposed_adjoints_in_the_delassus_columns(monkeypatch):
+    """Carrying the rows' wrenches to the parents by Ad(E_i_p) instead of Ad(E_i_p)^T (Alg. 6)
+    gives wrong columns J^T G_m^T, hence a wrong Delassus operator and wrong accelerations."""
+    import redmax_edu.jacobian as jac
+
+    model, q, qdot, tau = _constrained_random_tree(3)
+    dense = constrained_dynamics(model, q, qdot, tau, t=0.4).x
+    right = jac.jacobian_transpose_product
+    monkeypatch.setattr(jac, "jacobian_transpose_product",
+                        lambda model, kin, y: right(model, replace(kin, A_ip=np.swapaxes(kin.A_ip, 1, 2)), y))
+    assert relative_error(recursive_constrained_dynamics(model, q, qdot, tau, t=0.4).x, dense) > 1e-3
+
+
+def test_hybrid_dynamics_refuses_a_model_with_constraints():
+    model = _pendulum().with_constraints([CoordinateCoupling(0, 1)])
+    with pytest.raises(ValueError, match="has constraints.*recursive_constrained_dynamics"):
+        recursive_hybrid_dynamics(model, [0.0, 0.0], [0.0, 0.0])
+
+
+@pytest.mark.parametrize(("options", "name"), [
+    (dict(t=np.nan), "'t'"), (dict(baumgarte=(5.0, -1.0, 5.0)), "'baumgarte'"), (dict(tau=[1.0]), "'tau'")])
+def test_constrained_dynamics_names_a_bad_argument(options, name):
+    model = _pendulum().with_constraints([CoordinateCoupling(0, 1)])
+    with pytest.raises(ValueError, match=name):
+        recursive_constrained_dynamics(model, [0.0, 0.0], [0.0, 0.0], **options)
