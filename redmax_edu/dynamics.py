@@ -512,11 +512,16 @@ def _solve_rows(model, q, A, b, G, r_G, C, r_C, what, redundant=None):
             redundant()
         raise SingularMassMatrixError(_explain_singular(model, q, what)) from None
     x, lam_G, lam_C = sol[:len(b)], sol[len(b):], np.zeros(len(C))
-    if len(C) and np.any(C @ x < r_C - 1e-10 * (1.0 + np.abs(r_C))):
+    if _violates(C, x, r_C):
         x, lam_G, lam_C = _inequality_qp(A, b, G, r_G, C, r_C)
     if not np.isfinite(x).all():
         raise SingularMassMatrixError(_explain_singular(model, q, what))
     return x, lam_G, lam_C
+
+
+def _violates(C, x, r_C):
+    """Whether ``x`` violates a row of ``C x >= r_C`` beyond round-off (``1e-10 (1 + |r_C|)``)."""
+    return bool(len(C)) and bool(np.any(C @ x < r_C - 1e-10 * (1.0 + np.abs(r_C))))
 
 
 def _inequality_qp(A, b, G, r_G, C, r_C):
