@@ -87,12 +87,17 @@ def friction_qp(W, c, bound):
     hinge, which all slide with the hinge's turning) act as one row whose bound is the sum of
     theirs; their common impulse is split in proportion to their bounds, so that every point
     uses the same fraction of its own bound (any split gives the same motion; this one puts
-    no spurious moment on the joint). The remaining box QP is solved exactly by quadprog
-    (Goldfarb and Idnani's dual active-set method, a few tens of microseconds for these few
-    rows), with ``W`` shifted by ``1e-12`` times its mean diagonal: ``W`` is only positive
-    semidefinite when there are more rows than motions (all the hinges of a four-bar turn with
-    its one degree of freedom), and the shift picks one of the equivalent impulses while
-    leaving a sticking row a sliding speed of that relative size.
+    no spurious moment on the joint), and the group's sliding speed is its rows' speeds
+    weighted by that split (the objective restricted to such impulses; the rows' speeds differ
+    where a constraint's own target, a Baumgarte correction, moves them apart).
+
+    The remaining box QP is solved by quadprog (Goldfarb and Idnani's dual active-set method,
+    a few tens of microseconds for these few rows). ``W`` is only positive semidefinite when
+    there are more rows than motions (the hinges of a four-bar all turn with its one degree of
+    freedom), so quadprog gets ``W`` shifted by ``1e-12`` times its mean diagonal; its answer
+    is then made exact: the bounds it found active are met exactly, and the rows it left
+    inside their bounds (the sticking ones) are solved from ``W beta + c = 0`` by least
+    squares (the smallest such impulses), kept if they stay within their bounds.
 
     A row that friction cannot move (zero diagonal of ``W``) keeps its speed ``c``: Coulomb's
     law puts it at its bound against that speed, or at zero where the speed is round-off
@@ -126,40 +131,60 @@ def friction_qp(W, c, bound):
     >>> friction_qp(np.diag([1.0, 0.0]), np.array([0.2, 3.0]), np.array([0.5, 0.5]))
     array([-0.2, -0.5])
     """
-    import quadprog
+    return _FrictionQP(W)(c, bound)
 
-    beta = np.zeros(len(c))
-    diag = np.diag(W)
-    mobile = diag > 1e-12 * diag.max(initial=0.0)
-    speed = max(np.abs(c).max(initial=0.0), (diag * bound).max(initial=0.0))
-    stuck = ~mobile & (np.abs(c) > 1e-9 * speed)
-    beta[stuck] = -np.sign(c[stuck]) * bound[stuck]
-    live = np.flatnonzero(mobile & (bound > 0))
-    if not len(live):
+
+class _FrictionQP:
+    """:func:`friction_qp` for one mobility ``W`` and several ``(c, bound)``: the rows that can move,
+    their groups of parallel rows and the groups' matrix are found once (the friction stages of
+    one step share ``W`` while the same contacts push)."""
+
+    def __init__(self, W):
+        d = np.diag(W)
+        self.diag = d
+        self.rows = np.flatnonzero(d > 1e-12 * d.max(initial=0.0))  # the rows friction can move
+        Wm = W[np.ix_(self.rows, self.rows)]
+        group, self.scale = _parallel_rows(Wm)
+        first = np.unique(group)                                     # one row per group
+        self.index = np.searchsorted(first, group)                   # each row's group
+        self.Wg = Wm[np.ix_(first, first)]
+
+    def __call__(self, c, bound):
+        import quadprog
+
+        beta = np.zeros(len(c))
+        fixed = np.ones(len(c), dtype=bool)
+        fixed[self.rows] = False
+        speed = max(np.abs(c).max(initial=0.0), (self.diag * bound).max(initial=0.0))
+        stuck = fixed & (np.abs(c) > 1e-9 * speed)
+        beta[stuck] = -np.sign(c[stuck]) * bound[stuck]
+        b, sign = bound[self.rows], np.sign(self.scale)
+        total = np.bincount(self.index, np.abs(self.scale) * b, minlength=len(self.Wg))   # a group's bound
+        live = np.flatnonzero(total > 0)
+        if not len(live):
+            return beta
+        # the groups' sliding speeds: each row's, weighted as the group's impulse is split
+        cg = np.bincount(self.index, sign * b * c[self.rows], minlength=len(total))[live] / total[live]
+        Wg, total, k = self.Wg[np.ix_(live, live)], total[live], len(live)
+        P = Wg + 1e-12 * np.trace(Wg) / k * np.eye(k)
+        box = np.hstack([np.eye(k), -np.eye(k)])                     # -total <= gamma <= total
+        gamma_, _, _, _, _, active = quadprog.solve_qp(P, -cg, box, np.concatenate([-total, -total]))
+        # quadprog's active bounds hold exactly (its primal, with W nearly singular, only to ~1e-11
+        # relative); the groups it leaves inside their bounds stick: solve them exactly
+        active = active[active > 0] - 1
+        gamma_ = np.clip(gamma_, -total, total)
+        gamma_[active % k] = np.where(active < k, -1.0, 1.0) * total[active % k]
+        free = np.ones(k, dtype=bool)
+        free[active % k] = False
+        if free.any():
+            rhs = -(cg[free] + Wg[np.ix_(free, ~free)] @ gamma_[~free])
+            exact = np.linalg.lstsq(Wg[np.ix_(free, free)], rhs, rcond=None)[0]
+            if (np.abs(exact) <= total[free]).all():
+                gamma_[free] = exact
+        share = np.zeros(len(self.Wg))
+        share[live] = gamma_ / total                                 # the fraction of each group's bound
+        beta[self.rows] = sign * b * share[self.index]
         return beta
-    W, c, bound = W[np.ix_(live, live)], c[live], bound[live]
-    group, scale = _parallel_rows(W)
-    first = np.unique(group)                                   # one row per group
-    index = np.searchsorted(first, group)
-    total = np.bincount(index, np.abs(scale) * bound)          # the group's bound
-    Wg, cg, k = W[np.ix_(first, first)], c[first], len(first)
-    P = Wg + 1e-12 * np.trace(Wg) / k * np.eye(k)
-    box = np.hstack([np.eye(k), -np.eye(k)])                   # -total <= gamma <= total
-    gamma_, _, _, _, _, active = quadprog.solve_qp(P, -cg, box, np.concatenate([-total, -total]))
-    # quadprog's active bounds hold exactly (its primal, with W nearly singular, only to ~1e-11
-    # relative); the rows it leaves inside their bounds stick: solve them exactly
-    active = active[active > 0] - 1
-    gamma_ = np.clip(gamma_, -total, total)
-    gamma_[active % k] = np.where(active < k, -1.0, 1.0) * total[active % k]
-    free = np.ones(k, dtype=bool)
-    free[active % k] = False
-    if free.any():
-        exact = np.linalg.lstsq(Wg[np.ix_(free, free)], -(cg[free] + Wg[np.ix_(free, ~free)] @ gamma_[~free]),
-                                rcond=None)[0]
-        if (np.abs(exact) <= total[free]).all():
-            gamma_[free] = exact
-    beta[live] = np.sign(scale) * bound * gamma_[index] / total[index]
-    return beta
 
 
 def _parallel_rows(W, tol=1e-9):
@@ -169,6 +194,8 @@ def _parallel_rows(W, tol=1e-9):
     """
     d = np.diag(W)
     dd = np.outer(d, d)
+    if not len(d):
+        return np.zeros(0, dtype=int), np.zeros(0)
     group = np.argmax(np.abs(W * W - dd) <= tol * dd, axis=1)      # the first row parallel to each
     return group, W[np.arange(len(W)), group] / d[group]
 
@@ -197,8 +224,9 @@ class _ContactStage:
     every iteration may split the load of redundant contacts, four wheels on a floor,
     differently each time, and with it their friction bounds).
 
-    :meth:`friction_problem` gives the friction stage's matrix ``W = F dx/dbeta`` (Eq. 2.121
-    with the constraints' response) and the sliding velocities without friction ``c``.
+    :meth:`friction_problem` gives the friction stage: Eq. (2.121) with the matrix
+    ``W = F dx/dbeta`` (the constraints' response included) and the sliding velocities without
+    friction ``c``.
     """
 
     def __init__(self, solve, A, b, F, G, C, r_C):
@@ -237,11 +265,14 @@ class _ContactStage:
         return ref["X"], ref["L_G"], ref["L_C"]
 
     def friction_problem(self, x, beta):
-        """``W = F dx/dbeta`` (symmetrised) and ``c = F x - W beta``: the friction rows' mobility with
-        the constraints' response and their velocities without the friction ``beta``, at the
-        solution ``x`` for ``beta``."""
-        W = self.F @ self._response()[0]
-        return 0.5 * (W + W.T), self.F @ x - W @ beta
+        """The friction stage at the solution ``x`` for ``beta``: a :class:`_FrictionQP` of the
+        rows' mobility ``W = F dx/dbeta`` (symmetrised), kept while the same contacts push, and the
+        sliding velocities without the friction, ``c = F x - W beta``."""
+        ref = self._ref
+        if "qp" not in ref:
+            W = self.F @ self._response()[0]
+            ref.update(W=W, qp=_FrictionQP(0.5 * (W + W.T)))
+        return ref["qp"], self.F @ x - ref["W"] @ beta
 
 
 # --------------------------------------------------------------------------- Algorithm 7
@@ -367,7 +398,8 @@ def staggered_projections(M, v_prev, f, h, N, T, mu, *, r_N=None, beta=None, tol
             break
         f_alpha0 = f_alpha
         bound = np.repeat(mu * alpha, 2)                              # line 19, Eq. (2.121)
-        beta = friction_qp(*stage.friction_problem(v, beta), bound)   # line 20
+        qp, c = stage.friction_problem(v, beta)
+        beta = qp(c, bound)                                           # line 20
     return SPResult(v, alpha, beta, f_alpha, T.T @ beta / h, iteration, bool(converged))
 
 
@@ -1329,7 +1361,8 @@ def _bisp(model, terms, h, tau, joints, ext, beta, tol, max_iterations, reg, red
         bounds = [j.contacts.bounds(j.friction.mu, a) for j, a in zip(joints, alpha[:k], strict=True)]
         bounds += [loop.bounds(a) for loop, a in zip(ext.loops, alpha[k:], strict=True)]
         bound = np.concatenate(bounds + [ext.mu[ext.tangent_of] * lam_C[ext.tangent_of]])
-        beta = friction_qp(*stage.friction_problem(qdot_con, beta), bound)
+        qp, c = stage.friction_problem(qdot_con, beta)
+        beta = qp(c, bound)
     q1 = q + h * qdot_con
     info = BISPInfo(iteration, bool(converged), alpha, beta, bound, T_r @ qdot_con, lam_G, lam_C,
                     reactions, f_alpha.ravel(), f_beta)
