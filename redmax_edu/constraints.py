@@ -723,6 +723,10 @@ class ConstraintRows:
         The constraint each row belongs to (for error messages).
     blocks : tuple of slice
         Each constraint's rows, in ``model.constraints`` order.
+    G_m : ndarray (k, 6n) or None
+        The rows' parts on the body twists (``G = G_r + G_m J``), when asked for
+        (:func:`assemble_constraints` with ``twists=True``; BISP needs the external impulses
+        on the bodies, §2.11).
     """
 
     G: np.ndarray
@@ -733,6 +737,7 @@ class ConstraintRows:
     inequality: np.ndarray
     owners: tuple
     blocks: tuple
+    G_m: np.ndarray | None = None
 
     @property
     def active(self):
@@ -759,24 +764,29 @@ class ConstraintRows:
         return self.w + h * self.wdot - pull
 
 
-def assemble_constraints(model, q, qdot, kin, J, Jdot, t):
+def assemble_constraints(model, q, qdot, kin, J, Jdot, t, twists=False):
     """Every constraint of ``model`` at a state, stacked into a :class:`ConstraintRows` (Eq. 2.109-2.111).
 
-    ``kin`` is the forward sweep at ``(q, qdot)`` and ``J``, ``Jdot`` its Jacobians (6n, nq).
+    ``kin`` is the forward sweep at ``(q, qdot)`` and ``J``, ``Jdot`` its Jacobians (6n, nq);
+    with ``twists`` the rows' parts on the body twists are kept too (``ConstraintRows.G_m``).
     """
     n = model.n
     Jb = J.reshape(n, 6, -1)
     a = (Jdot @ qdot).reshape(n, 6)                               # Jdot_mr qdot, per body
-    G, bias, err, w, wdot, ineq, owners, blocks = [], [], [], [], [], [], [], []
+    G, bias, err, w, wdot, ineq, owners, blocks, G_m = [], [], [], [], [], [], [], [], []
     start = 0
     for c in model.constraints:
         r = c.rows(model, q, qdot, kin, t)
         k = len(r.bias)
         Gk = np.zeros((k, model.nq)) if r.G_r is None else r.G_r.copy()
         b = r.bias.copy()
+        if twists:
+            G_m.append(np.zeros((k, n, 6)))
         for body, block in r.G_m.items():
             Gk += block @ Jb[body]
             b += block @ a[body]
+            if twists:
+                G_m[-1][:, body] = block
         G.append(Gk)
         bias.append(b)
         err.append(r.error)
@@ -788,9 +798,11 @@ def assemble_constraints(model, q, qdot, kin, J, Jdot, t):
         start += k
     if not blocks:
         z = np.zeros(0)
-        return ConstraintRows(np.zeros((0, model.nq)), z, z, z, z, np.zeros(0, bool), (), ())
+        return ConstraintRows(np.zeros((0, model.nq)), z, z, z, z, np.zeros(0, bool), (), (),
+                              np.zeros((0, 6 * n)) if twists else None)
     return ConstraintRows(np.vstack(G), np.concatenate(bias), np.concatenate(err), np.concatenate(w),
-                          np.concatenate(wdot), np.concatenate(ineq), tuple(owners), tuple(blocks))
+                          np.concatenate(wdot), np.concatenate(ineq), tuple(owners), tuple(blocks),
+                          np.vstack(G_m).reshape(-1, 6 * n) if twists else None)
 
 
 def constraint_rows(model, q, qdot, t=0.0):

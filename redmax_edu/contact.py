@@ -65,7 +65,7 @@ from ._validate import as_index, as_real, as_scalar
 from .constraints import DEFAULT_BAUMGARTE
 from .dynamics import _assemble_checked, _euler_system, _inequality_qp, _solve_checked, _solve_rows, _violates
 from .kinematics import _forward_kinematics
-from .lie import adjoint_unchecked, gamma, inv_se3_unchecked
+from .lie import adjoint_unchecked, inv_se3_unchecked
 from .maximal.constraints import pyramid_directions
 from .model import check_model
 
@@ -748,7 +748,7 @@ def _frictional_euler_step(model, q, qdot, h, tau, t, baumgarte, beta=None, tol=
     _refuse_deformables(model, "frictional_euler_step")
     terms = _assemble_checked(model, q, qdot, derivatives=True)
     joints = _joint_constants(model, tuple(f for f in model.friction if isinstance(f, JointFriction)), h, REG)
-    ext, redundant = ExternalConstraints(model.n), None
+    ext, redundant = _model_constants(model)["free"], None
     if model.constraints:
         loops = {f.constraint: (f.mu, f.geometry) for f in model.friction if isinstance(f, ClosureFriction)}
         ext, rows = _external(model, q, qdot, terms.kin, terms.J, terms.Jdot, h, t, baumgarte[2], loops)
@@ -957,9 +957,15 @@ def tangent_rows(E, body, point, normal):
     body = as_index(body, "body")
     if E.ndim != 3 or E.shape[1:] != (4, 4) or body >= len(E):
         raise ValueError(f"argument 'E' must have shape (n, 4, 4) with n > {body}, got {E.shape}")
-    rows = np.zeros((2, 6 * len(E)))
-    point = as_real(point, (3,), "point")
-    rows[:, 6 * body: 6 * body + 6] = pyramid_directions(normal)[:2] @ E[body, :3, :3] @ gamma(point)
+    return _tangent_rows(E, body, as_real(point, (3,), "point"), pyramid_directions(normal)[:2])
+
+
+def _tangent_rows(E, body, point, directions):
+    """:func:`tangent_rows` of checked arrays, with the world tangent ``directions`` (2, 3):
+    ``t^T R Gamma(p) = (p x R^T t; R^T t)``."""
+    rows = np.zeros((len(directions), 6 * len(E)))
+    points = np.broadcast_to(point, directions.shape)
+    rows[:, 6 * body: 6 * body + 6] = _rows(points, directions @ E[body, :3, :3])
     return rows
 
 
@@ -1000,18 +1006,22 @@ def external_constraints(model, q, qdot, h, *, t=0.0, gamma_=DEFAULT_BAUMGARTE[2
     return _external(model, q, qdot, kin, J, Jdot, h, t, gamma_, loop_friction)[0]
 
 
+def _floor_tangents(model, k):
+    """The two world tangents of floor contact ``model.constraints[k]`` (a fixed plane), once per model."""
+    floors = _model_constants(model)["floors"]
+    if k not in floors:
+        floors[k] = pyramid_directions(model.constraints[k].normal)[:2]
+    return floors[k]
+
+
 def _external(model, q, qdot, kin, J, Jdot, h, t, gamma_, loop_friction):
     """:func:`external_constraints` of a checked state with its forward sweep ``kin`` and Jacobians;
     returns the :class:`ExternalConstraints` and the :class:`~redmax_edu.constraints.ConstraintRows`
     they come from."""
     from .constraints import FloorContact, Loop, assemble_constraints
 
-    rows = assemble_constraints(model, q, qdot, kin, J, Jdot, t)
-    rhs = rows.velocity_rhs(h, gamma_)
-    G_m = np.zeros((len(rhs), 6 * model.n))                  # each row's part on the twists
-    for c, block in zip(model.constraints, rows.blocks, strict=True):
-        for body, part in c.rows(model, q, qdot, kin, t).G_m.items():
-            G_m[block, 6 * body: 6 * body + 6] = part
+    rows = assemble_constraints(model, q, qdot, kin, J, Jdot, t, twists=True)
+    rhs, G_m = rows.velocity_rhs(h, gamma_), rows.G_m        # G_m: each row's part on the twists
     eq, ineq = ~rows.inequality, rows.inequality
     at = np.cumsum(eq) - 1, np.cumsum(ineq) - 1                # a row's index among its kind
     loop_friction = {} if loop_friction is None else dict(loop_friction)
@@ -1025,7 +1035,8 @@ def _external(model, q, qdot, kin, J, Jdot, h, t, gamma_, loop_friction):
             own = at[0][block]
             loops.append(LoopFriction.hinge(kin.E_wi, own, c.a, c.point_a, c.axis, c.b, mu_k, geometry))
         if isinstance(c, FloorContact) and c.mu > 0:
-            tangents.append(tangent_rows(kin.E_wi, c.body, c.contact_point(kin.E_wi[c.body]), c.normal))
+            directions = _floor_tangents(model, k)
+            tangents.append(_tangent_rows(kin.E_wi, c.body, c.contact_point(kin.E_wi[c.body]), directions))
             tangent_of += [int(at[1][block.start])] * 2
     if loop_friction:
         raise ValueError(f"argument 'loop_friction': constraints {sorted(loop_friction)} do not exist")
@@ -1106,12 +1117,14 @@ class _JointConstants:
 
 def _model_constants(model):
     """The inverse spatial inertias (n, 6, 6), the block-diagonal Cholesky factor ``L_m`` of
-    ``M_m^-1`` (6n, 6n) and the joints' :class:`_JointConstants` by ``(friction, h, reg)``,
-    cached while the (immutable) model lives."""
+    ``M_m^-1`` (6n, 6n), the joints' :class:`_JointConstants` by ``(friction, h, reg)``, the
+    floor contacts' tangents and the empty :class:`ExternalConstraints`, cached while the
+    (immutable) model lives."""
     constants = _CONSTANTS.get(model)
     if constants is None:
         Minv = np.linalg.inv(model.spatial_inertias)
-        constants = _CONSTANTS[model] = dict(Minv=Minv, L_m=_block_diag(np.linalg.cholesky(Minv)), joints={})
+        constants = _CONSTANTS[model] = dict(Minv=Minv, L_m=_block_diag(np.linalg.cholesky(Minv)), joints={},
+                                             floors={}, free=ExternalConstraints(model.n))
     return constants
 
 
