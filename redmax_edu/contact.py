@@ -136,39 +136,58 @@ def friction_qp(W, c, bound):
 
 class _FrictionQP:
     """:func:`friction_qp` for one mobility ``W`` and several ``(c, bound)``: the rows that can move,
-    their groups of parallel rows and the groups' matrix are found once (the friction stages of
-    one step share ``W`` while the same contacts push)."""
+    their groups of parallel rows and the groups' (shifted) matrix are found once (the friction
+    stages of one step share ``W`` while the same contacts push)."""
 
     def __init__(self, W):
         d = np.diag(W)
         self.diag = d
-        self.rows = np.flatnonzero(d > 1e-12 * d.max(initial=0.0))  # the rows friction can move
+        movable = d > 1e-12 * d.max(initial=0.0)
+        self.rows, self.fixed = np.flatnonzero(movable), np.flatnonzero(~movable)
         Wm = W[np.ix_(self.rows, self.rows)]
-        group, self.scale = _parallel_rows(Wm)
+        group, scale = _parallel_rows(Wm)
         first = np.unique(group)                                     # one row per group
         self.index = np.searchsorted(first, group)                   # each row's group
+        self.sign, self.size = np.sign(scale), np.abs(scale)
         self.Wg = Wm[np.ix_(first, first)]
+        self.k = k = len(first)
+        self.P = self.Wg + 1e-12 * np.trace(self.Wg) / max(k, 1) * np.eye(k)
+        self.box = np.hstack([np.eye(k), -np.eye(k)])                # -total <= gamma <= total
 
     def __call__(self, c, bound):
+        beta = np.zeros(len(c))
+        if len(self.fixed):
+            speed = max(np.abs(c).max(initial=0.0), (self.diag * bound).max(initial=0.0))
+            f = self.fixed[np.abs(c[self.fixed]) > 1e-9 * speed]
+            beta[f] = -np.sign(c[f]) * bound[f]
+        b = bound[self.rows]
+        total = np.bincount(self.index, self.size * b, minlength=self.k)   # a group's bound
+        # the groups' sliding speeds: each row's, weighted as the group's impulse is split
+        cg = np.bincount(self.index, self.sign * b * c[self.rows], minlength=self.k)
+        live = total > 0
+        if not live.any():
+            return beta
+        if live.all():
+            gamma_ = self._box_qp(self.Wg, self.P, self.box, cg / total, total)
+        else:
+            at = np.flatnonzero(live)
+            sub, box = np.ix_(at, at), np.hstack([np.eye(len(at)), -np.eye(len(at))])
+            gamma_ = np.zeros(self.k)
+            gamma_[at] = self._box_qp(self.Wg[sub], self.P[sub], box, cg[at] / total[at], total[at])
+        share = np.divide(gamma_, total, out=np.zeros(self.k), where=live)  # the fraction of each bound
+        beta[self.rows] = self.sign * b * share[self.index]
+        return beta
+
+    @staticmethod
+    def _box_qp(W, P, box, c, total):
+        """``min gamma^T W gamma / 2 + c^T gamma`` with ``|gamma| <= total``, exactly (:func:`friction_qp`);
+        ``P`` is ``W`` shifted, ``box`` the bounds' rows."""
         import quadprog
 
-        beta = np.zeros(len(c))
-        fixed = np.ones(len(c), dtype=bool)
-        fixed[self.rows] = False
-        speed = max(np.abs(c).max(initial=0.0), (self.diag * bound).max(initial=0.0))
-        stuck = fixed & (np.abs(c) > 1e-9 * speed)
-        beta[stuck] = -np.sign(c[stuck]) * bound[stuck]
-        b, sign = bound[self.rows], np.sign(self.scale)
-        total = np.bincount(self.index, np.abs(self.scale) * b, minlength=len(self.Wg))   # a group's bound
-        live = np.flatnonzero(total > 0)
-        if not len(live):
-            return beta
-        # the groups' sliding speeds: each row's, weighted as the group's impulse is split
-        cg = np.bincount(self.index, sign * b * c[self.rows], minlength=len(total))[live] / total[live]
-        Wg, total, k = self.Wg[np.ix_(live, live)], total[live], len(live)
-        P = Wg + 1e-12 * np.trace(Wg) / k * np.eye(k)
-        box = np.hstack([np.eye(k), -np.eye(k)])                     # -total <= gamma <= total
-        gamma_, _, _, _, _, active = quadprog.solve_qp(P, -cg, box, np.concatenate([-total, -total]))
+        k = len(c)
+        if k == 1:                                                   # one group: in closed form
+            return np.clip(-c / W[0], -total, total)
+        gamma_, _, _, _, _, active = quadprog.solve_qp(P, -c, box, np.concatenate([-total, -total]))
         # quadprog's active bounds hold exactly (its primal, with W nearly singular, only to ~1e-11
         # relative); the groups it leaves inside their bounds stick: solve them exactly
         active = active[active > 0] - 1
@@ -177,14 +196,11 @@ class _FrictionQP:
         free = np.ones(k, dtype=bool)
         free[active % k] = False
         if free.any():
-            rhs = -(cg[free] + Wg[np.ix_(free, ~free)] @ gamma_[~free])
-            exact = np.linalg.lstsq(Wg[np.ix_(free, free)], rhs, rcond=None)[0]
+            rhs = -(c[free] + W[np.ix_(free, ~free)] @ gamma_[~free])
+            exact = np.linalg.lstsq(W[np.ix_(free, free)], rhs, rcond=None)[0]
             if (np.abs(exact) <= total[free]).all():
                 gamma_[free] = exact
-        share = np.zeros(len(self.Wg))
-        share[live] = gamma_ / total                                 # the fraction of each group's bound
-        beta[self.rows] = sign * b * share[self.index]
-        return beta
+        return gamma_
 
 
 def _parallel_rows(W, tol=1e-9):
