@@ -1095,9 +1095,10 @@ class BISPInfo:
         contact rows (Eq. 2.125), signed.
     beta : ndarray (kT,)
         Tangential impulses: the joints' rows in ``friction`` order, the loops', then the
-        external contacts'.
+        external contacts'; pass them to the next step as warm start.
     bound : ndarray (kT,)
-        Their bounds ``mu |alpha|`` (``mu lambda`` for external contacts).
+        The bounds the last friction stage used, ``mu |alpha|`` (``mu lambda`` for external
+        contacts), Anderson-extrapolated from the iterations before it.
     sliding : ndarray (kT,)
         The rows' sliding velocities at the end of the step, ``T J qdot1``: zero where a point
         sticks, of the sign opposite to ``beta`` where it slides.
@@ -1109,7 +1110,7 @@ class BISPInfo:
     f_alpha : ndarray (6n,)
         The joints' reaction forces (Eq. 2.124): per body, the sum of its joints' wrenches.
     f_beta : ndarray (6n,)
-        The friction forces ``T^T beta / h``; pass it to the next step as warm start.
+        The friction forces ``T_m^T beta / h``.
     """
 
     iterations: int
