@@ -286,7 +286,9 @@ class _ContactStage:
             pushing = np.flatnonzero(ref["pushing"])
             rows = np.vstack([self.G, self.C[pushing]])
             nx, k, kF = len(self.b), len(rows), len(self.F)
-            K = np.block([[self.A, -rows.T], [rows, np.zeros((k, k))]])
+            # the matrix of the solve that found the pushing rows: the QP sees A's symmetric part
+            A = self.A if not len(pushing) else 0.5 * (self.A + self.A.T)
+            K = np.block([[A, -rows.T], [rows, np.zeros((k, k))]])
             R = np.linalg.solve(K, np.vstack([self.F.T, np.zeros((k, kF))]))
             L_C = np.zeros((len(self.C), kF))
             L_C[pushing] = R[nx + len(self.G):]
