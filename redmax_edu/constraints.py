@@ -723,6 +723,10 @@ class ConstraintRows:
         The constraint each row belongs to (for error messages).
     blocks : tuple of slice
         Each constraint's rows, in ``model.constraints`` order.
+    G_m : ndarray (k, 6n) or None
+        The rows' parts on the body twists (``G = G_r + G_m J``), when asked for
+        (:func:`assemble_constraints` with ``twists=True``; BISP needs the external impulses
+        on the bodies, §2.11).
     """
 
     G: np.ndarray
@@ -733,6 +737,7 @@ class ConstraintRows:
     inequality: np.ndarray
     owners: tuple
     blocks: tuple
+    G_m: np.ndarray | None = None
 
     @property
     def active(self):
@@ -760,10 +765,11 @@ class ConstraintRows:
         return self.w + h * self.wdot - pull
 
 
-def assemble_constraints(model, q, qdot, kin, J, Jdot, t, *, Jdot_qdot=None):
+def assemble_constraints(model, q, qdot, kin, J, Jdot, t, twists=False, *, Jdot_qdot=None):
     """Every constraint of ``model`` at a state, stacked into a :class:`ConstraintRows` (Eq. 2.109-2.111).
 
-    ``kin`` is the forward sweep at ``(q, qdot)`` and ``J``, ``Jdot`` its Jacobians (6n, nq).
+    ``kin`` is the forward sweep at ``(q, qdot)`` and ``J``, ``Jdot`` its Jacobians (6n, nq);
+    with ``twists`` the rows' parts on the body twists are kept too (``ConstraintRows.G_m``).
     With ``J = Jdot = None`` the maximal rows are mapped to reduced ones without forming
     ``J`` (§2.12): ``(G_m J)^T = J^T G_m^T`` by Algorithm 6, one column per row, and
     ``Jdot qdot`` by Algorithm 5, each in O(n) per column
@@ -803,11 +809,12 @@ def assemble_constraints(model, q, qdot, kin, J, Jdot, t, *, Jdot_qdot=None):
         start += k
     if not blocks:
         z = np.zeros(0)
-        return ConstraintRows(np.zeros((0, model.nq)), z, z, z, z, np.zeros(0, bool), (), ())
+        return ConstraintRows(np.zeros((0, model.nq)), z, z, z, z, np.zeros(0, bool), (), (),
+                              np.zeros((0, 6 * model.n)) if twists else None)
     G_m = np.vstack(G_m)
     return ConstraintRows(np.vstack(G_r) + reduce(G_m), np.concatenate(bias) + G_m @ Jdot_qdot,
                           np.concatenate(err), np.concatenate(w), np.concatenate(wdot), np.concatenate(ineq),
-                          tuple(owners), tuple(blocks))
+                          tuple(owners), tuple(blocks), G_m if twists else None)
 
 
 def constraint_rows(model, q, qdot, t=0.0):

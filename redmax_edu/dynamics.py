@@ -486,32 +486,46 @@ class ConstrainedSolution:
 
 def _solve_constrained(model, q, A, b, rows, rhs, what, active):
     """``A x = b + G^T lambda`` with ``G x = rhs`` on the equality rows and ``G x >= rhs`` on the
-    inequality rows selected by ``active``: a KKT solve, or the QP of Eq. (2.112) when an
-    inequality must push."""
+    inequality rows selected by ``active`` (:func:`_solve_rows` on the rows of a
+    :class:`~redmax_edu.constraints.ConstraintRows`); returns ``x`` and one multiplier per row."""
     eq = active & ~rows.inequality
     ineq = active & rows.inequality
-    G = rows.G[eq]
-    k = len(G)
-    K = np.block([[A, -G.T], [G, np.zeros((k, k))]])
-    try:
-        sol = np.linalg.solve(K, np.concatenate([b, rhs[eq]]))
-    except np.linalg.LinAlgError:
-        check_constraint_set(model, rows, eq)        # names a redundant constraint, if that is why
-        raise SingularMassMatrixError(_explain_singular(model, q, what)) from None
-    x = sol[:len(b)]
     lam = np.zeros(len(rows.G))
-    lam[eq] = sol[len(b):]
-    C = rows.G[ineq]
-    if _violated(C @ x, rhs[ineq]):
-        x, lam[eq], lam[ineq] = _inequality_qp(A, b, G, rhs[eq], C, rhs[ineq])
-    if not np.isfinite(x).all():
-        raise SingularMassMatrixError(_explain_singular(model, q, what))
+    x, lam[eq], lam[ineq] = _solve_rows(model, q, A, b, rows.G[eq], rhs[eq], rows.G[ineq], rhs[ineq], what,
+                                        lambda: check_constraint_set(model, rows, eq))
     return x, lam
 
 
-def _violated(Cx, r_C):
-    """Whether the inequality rows ``C x >= r_C`` fail anywhere by more than round-off."""
-    return bool(np.any(Cx < r_C - 1e-10 * (1.0 + np.abs(r_C))))
+def _solve_rows(model, q, A, b, G, r_G, C, r_C, what, redundant=None):
+    """``A x = b + G^T lam_G + C^T lam_C`` with ``G x = r_G``, ``C x >= r_C`` and ``lam_C >= 0``.
+
+    The constrained solve of the library (Eq. 2.106-2.112, at the acceleration or the velocity
+    level): the KKT solve with the equality rows, and, when that violates an inequality row
+    (one that must push), the QP of Eq. (2.112) (:func:`_inequality_qp`). Shared by
+    :func:`constrained_dynamics`, the Euler step and BISP's contact stage
+    (:func:`redmax_edu.contact.bisp_step`). A singular KKT matrix calls ``redundant()`` (which
+    raises a ValueError naming a redundant constraint, if that is why) and then raises a
+    :class:`SingularMassMatrixError` about ``what``. Returns ``x, lam_G, lam_C``.
+    """
+    k = len(G)
+    K = np.block([[A, -G.T], [G, np.zeros((k, k))]])
+    try:
+        sol = np.linalg.solve(K, np.concatenate([b, r_G]))
+    except np.linalg.LinAlgError:
+        if redundant is not None:
+            redundant()
+        raise SingularMassMatrixError(_explain_singular(model, q, what)) from None
+    x, lam_G, lam_C = sol[:len(b)], sol[len(b):], np.zeros(len(C))
+    if _violates(C, x, r_C):
+        x, lam_G, lam_C = _inequality_qp(A, b, G, r_G, C, r_C)
+    if not np.isfinite(x).all():
+        raise SingularMassMatrixError(_explain_singular(model, q, what))
+    return x, lam_G, lam_C
+
+
+def _violates(C, x, r_C):
+    """Whether ``x`` violates a row of ``C x >= r_C`` beyond round-off (``1e-10 (1 + |r_C|)``)."""
+    return bool(len(C)) and bool(np.any(C @ x < r_C - 1e-10 * (1.0 + np.abs(r_C))))
 
 
 #: What the solves say when the active inequalities cannot hold together with the equalities.
@@ -522,21 +536,25 @@ _NO_QP_SOLUTION = ("the constraint QP of Eq. (2.112) has no solution: the active
 def _inequality_qp(A, b, G, r_G, C, r_C):
     """The QP of Eq. (2.111)-(2.112): minimise ``x^T A x / 2 - b^T x`` with ``G x = r_G``, ``C x >= r_C``.
 
-    Solved with qpsolvers (the QP library of Part 1) and its dense active-set backend
-    quadprog, which takes tens of microseconds on these small problems. Returns ``x`` and the
+    Solved by quadprog (Goldfarb and Idnani's dual active-set method), the dense backend that
+    Part 1's QP library qpsolvers offers, called directly: on these small problems it takes
+    tens of microseconds, and qpsolvers' own set-up several times that. Returns ``x`` and the
     multipliers with ``A x = b + G^T lam_G + C^T lam_C``, ``lam_C >= 0``. ``A`` enters by its
     symmetric part: a nonsymmetric stiffness (a point spring, Eq. 1.32) makes the step matrix
     nonsymmetric, and a QP can only see the symmetric part of its objective.
     """
-    import qpsolvers
+    import quadprog
 
-    problem = qpsolvers.Problem(P=0.5 * (A + A.T), q=-b, G=-C, h=-r_C,
-                                A=G if len(G) else None, b=r_G if len(G) else None)
-    sol = qpsolvers.solve_problem(problem, solver="quadprog")
-    if not sol.found:
-        raise ValueError(_NO_QP_SOLUTION)
-    lam_G = -sol.y if len(G) else np.zeros(0)
-    return sol.x, lam_G, sol.z
+    try:
+        x, _, _, _, lam, _ = quadprog.solve_qp(0.5 * (A + A.T), b, np.vstack([G, C]).T,
+                                               np.concatenate([r_G, r_C]), len(G))
+    except ValueError as err:
+        if "positive definite" in str(err):
+            raise SingularMassMatrixError("the matrix of the constraint QP of Eq. (2.112) is not positive "
+                                          "definite: a stiffness or the step size makes the step unstable; "
+                                          "use a smaller step 'h'") from None
+        raise ValueError(_NO_QP_SOLUTION) from None
+    return x, lam[:len(G)], lam[len(G):]
 
 
 def constrained_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMGARTE):

@@ -66,7 +66,14 @@ def _positive_scalar(value, what, prefix=""):
         raise ValueError(f"{prefix}{what} must be a positive number, got {value!r}") from None
     if not np.isfinite(x) or x <= 0:
         raise ValueError(f"{prefix}{what} must be positive and finite, got {value!r}")
+    if x > _LARGEST:
+        raise ValueError(f"{prefix}{what} is {x:.3g}, above {_LARGEST:g}: its volume or moments "
+                         "(cubes and fifth powers) would overflow")
     return x
+
+
+#: The largest length, mass or density a shape takes (a volume cubes a length, a moment multiplies it in).
+_LARGEST = 1e50
 
 
 def _frozen(a):

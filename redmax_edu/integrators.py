@@ -41,7 +41,7 @@ import numpy as np
 
 from ._validate import as_real, check_count
 from .constraints import DEFAULT_BAUMGARTE, check_baumgarte, check_constraint_set, constraint_rows
-from .contact import frictional_euler_step
+from .contact import _frictional_euler_step
 from .dynamics import SingularMassMatrixError, _energies, _euler_step, _forward_dynamics
 from .kinematics import _forward_kinematics
 from .model import Model
@@ -372,7 +372,7 @@ def _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, progress, r
     rec.add(t0, q, qdot, model)
     switches = []
     frictional = _has_friction(model)
-    iterations, f_beta = [], None
+    iterations, beta = [], None
     with _progress_bar(progress, n_steps * h, "euler") as bar:
         for k in range(1, n_steps + 1):
             if reparameterize:  # at the start of every step, as the reference does
@@ -383,9 +383,8 @@ def _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, progress, r
             tau = None if tau_fn is None else tau_fn(t)  # applied torques at the END of the step
             try:
                 if frictional:  # bilateral staggered projections, warm-started with the last friction
-                    q, qdot, info = frictional_euler_step(model, q, qdot, h, tau, t=t - h,
-                                                          baumgarte=baumgarte, f_beta=f_beta)
-                    f_beta = info.f_beta
+                    q, qdot, info = _frictional_euler_step(model, q, qdot, h, tau, t - h, baumgarte, beta)
+                    beta = info.beta
                     iterations.append(info.iterations)
                 else:
                     q, qdot = _euler_step(model, q, qdot, h, tau, t - h, baumgarte)

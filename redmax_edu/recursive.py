@@ -47,7 +47,7 @@ from .dynamics import (
     _joint_forces,
     _maximal_forces,
     _tau,
-    _violated,
+    _violates,
     joint_forces,
     maximal_forces,
     singular_joints,
@@ -594,7 +594,7 @@ def _dual_multipliers(model, q, rows, sel, G, Y, qddot, rhs):
             check_constraint_set(model, rows, ~rows.inequality)   # names a redundant constraint, if one is
             raise SingularMassMatrixError(_explain_singular(
                 model, q, "the Delassus operator G M_r^-1 G^T of the constraint rows (Eq. 2.130)")) from None
-    if not ineq.any() or not _violated(G[ineq] @ (qddot + Y @ lam), rhs[ineq]):
+    if not ineq.any() or not _violates(G[ineq], qddot + Y @ lam, rhs[ineq]):
         return lam
     # An inequality that cannot act (its row only moves prescribed joints) takes no part: the
     # solution must satisfy it as it is. Repeated contact rows leave D only semidefinite, which
