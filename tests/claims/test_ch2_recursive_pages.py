@@ -384,17 +384,26 @@ def test_the_dual_problem_by_the_sweeps_equals_the_dense_kkt_solve(state):
     assert relative_error(lam, dense.lam) < 1e-10
 
 
-def test_the_recursive_path_refuses_constraints_as_the_page_says():
-    """Page 2.12, "What the library does today": a model with constraints is refused by
-    recursive_forward_dynamics with a pointer to the dense path. If this fails, the recursive path
-    has learnt constraints: rewrite that paragraph of the page (and this test)."""
+def test_the_recursive_path_takes_the_models_constraints_as_the_page_says():
+    """Page 2.12, "What the library does": recursive_constrained_dynamics equals the three steps
+    written out and the dense KKT solve (accelerations and multipliers, 1e-10), and
+    recursive_forward_dynamics and simulate(method="rk45_recursive") take the constrained model."""
+    from redmax_edu.dynamics import constrained_dynamics
+    from redmax_edu.recursive import recursive_constrained_dynamics
+
     model = turntable_figure()
     clasped = model.with_constraints([Loop(2, [0, 0.15, 0], 4, [0, -0.15, 0], name="hands")])
-    q = 0.5 * np.random.default_rng(0).standard_normal(model.nq)   # the hands' rows independent
-    with pytest.raises(ValueError, match="constraints.*forward_dynamics"):
-        recursive_forward_dynamics(clasped, q, 0 * q)
-    with pytest.raises(ValueError, match="constraints.*forward_dynamics"):     # "and with it simulate"
-        simulate(clasped, q, 0 * q, (0.0, 0.1), method="rk45_recursive")
+    rng = np.random.default_rng(0)
+    q = 0.5 * rng.standard_normal(model.nq)   # the hands' rows independent
+    qdot = rng.standard_normal(model.nq)
+    recursive = recursive_constrained_dynamics(clasped, q, qdot)
+    dense = constrained_dynamics(clasped, q, qdot)
+    assert np.abs(recursive.x - dense.x).max() < 1e-10 * np.abs(dense.x).max()
+    assert np.abs(recursive.lam - dense.lam).max() < 1e-10 * np.abs(dense.lam).max()
+    assert np.allclose(recursive_forward_dynamics(clasped, q, qdot), dense.x, rtol=0,
+                       atol=1e-10 * np.abs(dense.x).max())
+    run = simulate(clasped, q, 0 * q, (0.0, 0.05), method="rk45_recursive")
+    assert np.isfinite(run.q).all()
 
 
 # --- page 2.12: the scaling figure, against the measurements it draws --------------------------------
