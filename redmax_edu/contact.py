@@ -1179,9 +1179,11 @@ def _joint_constants(model, friction, h, reg):
             contacts = fr.contacts(joint)
             S = joint.S(np.zeros(joint.ndof))
             A_ji = adjoint_unchecked(model.T_joint_body[i])              # body twist -> joint-frame twist
-            L = np.linalg.cholesky(A_ji @ constants["Minv"][i] @ A_ji.T)
+            A_ij = adjoint_unchecked(inv_se3_unchecked(model.T_joint_body[i]))
+            L = np.linalg.cholesky(A_ji @ constants["Minv"][i] @ A_ji.T)  # M_j^-1 in the joint frame
             without_actuation = np.eye(6) - S @ np.linalg.pinv(S)        # S^T w = tau does not press
-            fit = _impulse_fit(contacts.normals, L, h, reg) @ without_actuation @ A_ji.T
+            # a body-frame wrench w_i is w_j = Ad(E_i_j)^T w_i in the joint frame (equal power)
+            fit = _impulse_fit(contacts.normals, L, h, reg) @ without_actuation @ A_ij.T
             joints.append(_JointConstants(fr, contacts, contacts.tangents @ A_ji, fit))
         joints = constants["joints"][key] = tuple(joints)
     return joints
