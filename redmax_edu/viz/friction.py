@@ -388,7 +388,7 @@ def friction_scenes_figure(columns, *, height=6.4):
     """Static figure of frictional runs: one column per ``(title, model, trajectory)``.
 
     Rows: the energy ``T + V`` minus its start (J); each joint's speed (:func:`joint_rates`) on a
-    log scale, values below ``1e-12`` drawn at ``1e-12`` and the sticking band (below
+    log scale, values below ``1e-14`` drawn at ``1e-14`` and the sticking band (below
     :data:`STUCK`) shaded; the staggered iterations ("passes") of each step
     (``trajectory.friction_iterations``).
     Returns the matplotlib figure.
@@ -397,7 +397,7 @@ def friction_scenes_figure(columns, *, height=6.4):
 
     fig, axes = plt.subplots(3, len(columns), figsize=(3.5 * len(columns), height), sharex="col",
                              squeeze=False)
-    floor = 1e-12
+    floor = 1e-14
     for col, (title, model, tr) in enumerate(columns):
         top, middle, bottom = axes[:, col]
         top.plot(tr.t, tr.T + tr.V - (tr.T[0] + tr.V[0]), color="black")
