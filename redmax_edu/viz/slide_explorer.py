@@ -210,11 +210,11 @@ def slide_player(runs, mus=MUS, angles=ANGLES, *, first=FIRST, points=50, height
     run0 = runs.get(*first)
     stride = max(1, len(run0.t) // points)
     t, ts = np.round(run0.t[::stride], 3), np.round(run0.t[1:][::stride], 3)
-    styles = [dict(name="velocity (BISP)", line=dict(color="#1f77b4")),
+    styles = [dict(name="velocity", line=dict(color="#1f77b4")),
               dict(name="Coulomb", line=dict(color="black", dash="dash", width=1)),
-              dict(name="friction (BISP)", line=dict(color="#d62728")),
+              dict(name="friction", line=dict(color="#d62728")),
               dict(showlegend=False, line=dict(color="black", dash="dash", width=1)),
-              dict(name="bound +-mu N", line=dict(color="#d62728", dash="dot", width=1)),
+              dict(name="bound", line=dict(color="#d62728", dash="dot", width=1)),
               dict(showlegend=False, line=dict(color="#d62728", dash="dot", width=1))]
     fig = make_subplots(rows=1, cols=2, subplot_titles=("velocity up the slope (m/s)", "friction force (N)"))
     for k, (y, style) in enumerate(zip(curves(first), styles, strict=True)):
@@ -225,17 +225,17 @@ def slide_player(runs, mus=MUS, angles=ANGLES, *, first=FIRST, points=50, height
                   for k, key in enumerate(keys)]
     v_lo = min(runs.get(*key).v.min() for key in keys)
     f_hi = max(runs.get(*key).bound.max() for key in keys)
-    steps = [dict(method="animate", label=f"mu {m:g}, {a:g} deg",
+    steps = [dict(method="animate", label=f"{m:g}, {a:g}\u00b0",
                   args=[[str(k)], dict(mode="immediate", frame=dict(duration=0, redraw=True),
                                        transition=dict(duration=0))])
              for k, (m, a) in enumerate(keys)]
-    fig.update_xaxes(title_text="t (s)")
+    fig.update_xaxes(title_text="t (s)", range=[0.0, runs.t_end])
     fig.update_layout(
-        height=height, margin=dict(l=50, r=10, t=70, b=10),
+        height=height, margin=dict(l=50, r=20, t=100, b=10),
         yaxis=dict(range=[1.1 * v_lo - 0.1, 1.1 * runs.v0]), yaxis2=dict(range=[-1.15 * f_hi, 1.15 * f_hi]),
-        legend=dict(orientation="h", x=0.0, y=1.18, yanchor="bottom"),
-        sliders=[dict(active=keys.index(first), steps=steps, currentvalue=dict(prefix="friction, slope: "),
-                      x=0.0, len=1.0, y=-0.15, yanchor="top", pad=dict(t=30))],
+        legend=dict(orientation="h", x=0.0, y=1.3, yanchor="bottom"),
+        sliders=[dict(active=keys.index(first), steps=steps, currentvalue=dict(prefix="mu, slope: "),
+                      x=0.02, len=0.96, y=-0.15, yanchor="top", pad=dict(t=30))],
     )
     return fig
 
