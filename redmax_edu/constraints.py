@@ -33,7 +33,7 @@ keeps the step from crossing it, ``C qdot1 >= -c / h`` (:meth:`ConstraintRows.ve
 The solves themselves are :func:`redmax_edu.dynamics.constrained_dynamics` and
 :func:`redmax_edu.dynamics.linearly_implicit_euler_step`.
 
-The book page for §2.8-2.9 is not written yet.
+Taught in book/02_reduced/08_constraints and 09_hybrid_dynamics.
 """
 
 from dataclasses import dataclass
@@ -69,7 +69,7 @@ class Rows:
     ----------
     G_r : ndarray (k, nq) or None
         The part acting on ``qdot`` directly.
-    G_m : dict {body index: ndarray (k, 6)}
+    G_m : dict of int to ndarray
         The part acting on body twists ``phi_i`` (becomes ``G_m J_mr``).
     bias : ndarray (k,)
         ``Gdot_r qdot + Gdot_m phi``: the velocity products of the rows' own change
@@ -590,7 +590,7 @@ class FloorContact(Constraint):
     z axis is the normal ``n`` and whose origin lies on it) give ``c = n . (x - o) - radius >= 0``,
     with the row ``n^T R Gamma(point)`` on the body's twist (the normal velocity of the centre,
     which equals that of the touching point). ``mu`` is the friction coefficient that the
-    frictional solver (:mod:`redmax_edu.contact`) uses; the frictionless solves ignore it.
+    frictional solver (``redmax_edu.contact``) uses; the frictionless solves ignore it.
 
     Examples
     --------
@@ -736,7 +736,8 @@ class ConstraintRows:
 
     @property
     def active(self):
-        """Rows that enter a solve: every equality, and every inequality at or past its bound (``c <= 0``)."""
+        """Boolean mask (k,) of the rows that enter a solve, every equality and every inequality at or
+        past its bound (``c <= 0``)."""
         return ~self.inequality | (self.error <= 0.0)
 
     def acceleration_rhs(self, qdot, alpha, beta):

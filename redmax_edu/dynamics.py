@@ -566,6 +566,9 @@ def constrained_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_B
     >>> sol = constrained_dynamics(model, [0.3, 0.3], [0.0, 0.0])
     >>> bool(np.isclose(sol.x[0], sol.x[1]))
     True
+
+
+    Taught in book/02_reduced/08_constraints and 09_hybrid_dynamics.
     """
     q, qdot = check_model(model).check_state(q, qdot)
     t, baumgarte = as_scalar(t, "t"), check_baumgarte(baumgarte)

@@ -17,7 +17,7 @@ import numpy as np
 from ..maximal.simulate import simulate
 
 __all__ = ["GAINS", "joint_drift", "BaumgarteRuns", "baumgarte_runs", "baumgarte_figure",
-           "baumgarte_player", "baumgarte_widget"]
+           "baumgarte_player", "baumgarte_widget", "gain_player"]
 
 #: Baumgarte gains gamma (1/s) of the precomputed grid.
 GAINS = (0.0, 1.0, 3.0, 10.0, 30.0, 100.0)
@@ -156,36 +156,32 @@ def baumgarte_figure(runs, gains, *, height=4.0):
     return fig
 
 
-def baumgarte_player(runs, gains=GAINS, *, points=200, height=380):
-    """Kernel-free layer: a plotly figure with one frame per gain and a slider over the gains.
+def gain_player(curves, gains, titles, *, prefix="gain (1/s): ", floor=1e-16, height=380):
+    """A plotly figure with one frame per gain and a slider over the gains: drift curves on log axes.
 
-    Left the largest joint gap (m), right the largest axis tilt (rad), both on log axes
-    shared by all frames. Frame 0 is ``gains[0]``.
+    The kernel-free layer of the drift explorers (this module's, and the reduced-coordinate one
+    of :mod:`redmax_edu.viz.linkage`). ``curves(gain)`` returns one ``(t, y)`` pair per panel;
+    the panels sit side by side under ``titles``, share one log axis over every frame (values
+    below ``floor``, exact zeros included, are drawn at the floor), and frame 0 is ``gains[0]``.
     """
     from plotly.subplots import make_subplots
 
     from .interactive import _go
 
     go = _go()
-    floor = 1e-16  # a log axis cannot show zero: exact zeros are drawn at the floor
+    colors = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
 
     def data(gain):
-        run = runs.get(gain)
-        stride = max(1, len(run.t) // points)
-        t = np.round(run.t[1::stride], 4)
-        gap = np.maximum(runs.gap[float(gain)][1::stride], floor)
-        tilt = np.maximum(runs.tilt[float(gain)][1::stride], floor)
-        return (go.Scatter(x=t, y=np.float32(gap), mode="lines", name="joint gap (m)",
-                           line=dict(color="#1f77b4")),
-                go.Scatter(x=t, y=np.float32(tilt), mode="lines", name="axis tilt (rad)",
-                           line=dict(color="#d62728")))
+        return [go.Scatter(x=np.round(np.asarray(t, float), 4), y=np.float32(np.maximum(y, floor)),
+                           mode="lines", name=title, line=dict(color=colors[k % len(colors)]))
+                for k, ((t, y), title) in enumerate(zip(curves(gain), titles, strict=True))]
 
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("largest joint gap (m)", "largest axis tilt (rad)"))
-    first = data(gains[0])
-    fig.add_trace(first[0], row=1, col=1)
-    fig.add_trace(first[1], row=1, col=2)
-    fig.frames = [go.Frame(data=list(data(g)), traces=[0, 1], name=str(k)) for k, g in enumerate(gains)]
-    top = max(max(runs.gap[float(g)].max(), runs.tilt[float(g)].max()) for g in gains)
+    fig = make_subplots(rows=1, cols=len(titles), subplot_titles=list(titles))
+    for k, trace in enumerate(data(gains[0])):
+        fig.add_trace(trace, row=1, col=k + 1)
+    traces = list(range(len(titles)))
+    fig.frames = [go.Frame(data=data(g), traces=traces, name=str(k)) for k, g in enumerate(gains)]
+    top = max(float(np.max(y)) for g in gains for _, y in curves(g))
     yrange = [np.log10(floor), np.log10(max(top, floor)) + 0.3]
     steps = [dict(method="animate", label=f"{g:g}",
                   args=[[str(k)], dict(mode="immediate", frame=dict(duration=0, redraw=True),
@@ -193,11 +189,27 @@ def baumgarte_player(runs, gains=GAINS, *, points=200, height=380):
              for k, g in enumerate(gains)]
     fig.update_yaxes(type="log", range=yrange, exponentformat="power", dtick=3)
     fig.update_xaxes(title_text="t (s)")
-    slider = dict(active=0, steps=steps, currentvalue=dict(prefix="Baumgarte gamma (1/s): "),
+    slider = dict(active=0, steps=steps, currentvalue=dict(prefix=prefix),
                   x=0.0, len=1.0, y=-0.15, yanchor="top", pad=dict(t=30))
     fig.update_layout(height=height, margin=dict(l=50, r=10, t=40, b=10), showlegend=False,
                       sliders=[slider])
     return fig
+
+
+def baumgarte_player(runs, gains=GAINS, *, points=200, height=380):
+    """Kernel-free layer: a plotly figure with one frame per gain and a slider over the gains.
+
+    Left the largest joint gap (m), right the largest axis tilt (rad), both on log axes
+    shared by all frames. Frame 0 is ``gains[0]``.
+    """
+    def curves(gain):
+        run = runs.get(gain)
+        stride = max(1, len(run.t) // points)
+        t = run.t[1::stride]
+        return ((t, runs.gap[float(gain)][1::stride]), (t, runs.tilt[float(gain)][1::stride]))
+
+    return gain_player(curves, gains, ("largest joint gap (m)", "largest axis tilt (rad)"),
+                       prefix="Baumgarte gamma (1/s): ", height=height)
 
 
 def baumgarte_widget(runs, gain=0.0):
