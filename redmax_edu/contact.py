@@ -65,6 +65,8 @@ Where this module departs from the writeup's formulas, and why:
   subtract the reduced solve's own external impulse instead, and need no maximal QP.
 * The regulariser of Eq. (2.125) and the convergence test are relative (units-free): ``reg``
   times the mean diagonal of ``N M^-1 N^T``, and ``||f - f_0||_{M^-1} <= tol ||f||_{M^-1}``.
+
+Taught in book/02_reduced/11_friction.
 """
 
 import weakref
