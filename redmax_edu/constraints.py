@@ -345,13 +345,16 @@ class CoordinateCoupling(Constraint):
 class JointLimit(Constraint):
     """Bounds ``lower <= q_k <= upper`` on one joint coordinate (§2.8, reduced inequality, Eq. 2.111-2.112).
 
-    Two rows, ``c = (q_k - lower, upper - q_k) >= 0``; each is active only when it is reached.
-    An infinite bound gives a row that is never active.
+    One row per finite bound, ``c = q_k - lower >= 0`` and ``c = upper - q_k >= 0``; at the
+    acceleration level each is active only when it is reached. ``-inf`` or ``inf`` leaves
+    that side free (no row).
 
     Examples
     --------
     >>> JointLimit(1, -np.pi / 4, np.pi / 4).describe()
     'joint limit [-0.785398, 0.785398] on body 1'
+    >>> JointLimit(1, 0.0, np.inf).describe()  # a stop on one side only
+    'joint limit [0, inf] on body 1'
     >>> JointLimit(1, 1.0, -1.0)
     Traceback (most recent call last):
     ...
@@ -359,19 +362,18 @@ class JointLimit(Constraint):
     """
 
     kind = "joint limit"
-    nrows = 2
     inequality = True
 
     def __init__(self, body, lower, upper, dof=0, name=None):
         super().__init__(name)
         self.body, self.dof = as_index(body, "body"), as_index(dof, "dof")
-        self.lower = float(as_real(lower, (), "lower"))
-        self.upper = float(as_real(upper, (), "upper"))
+        self.lower, self.upper = _bound(lower, "lower"), _bound(upper, "upper")
         if np.isnan(self.lower) or np.isnan(self.upper):
             raise ValueError(f"{self.describe()}: the bounds must be numbers (use -inf or inf for none)")
-        if self.lower > self.upper:
+        if self.lower > self.upper or self.lower == np.inf or self.upper == -np.inf:
             raise ValueError(f"{self.describe()}: argument 'lower' = {self.lower:g} is above 'upper' = "
                              f"{self.upper:g}")
+        self._signs = [sign for sign, bound in ((1.0, self.lower), (-1.0, self.upper)) if np.isfinite(bound)]
 
     def _parts(self, model):
         return f"[{self.lower:g}, {self.upper:g}] on {self._body_name(model, self.body)}"
@@ -381,10 +383,22 @@ class JointLimit(Constraint):
 
     def rows(self, model, q, qdot, kin, t):
         k = model.dofs[self.body].start + self.dof
-        G = np.zeros((2, model.nq))
-        G[0, k], G[1, k] = 1.0, -1.0
-        error = np.array([q[k] - self.lower, self.upper - q[k]])
-        return Rows(G, {}, _zeros(2), error, _zeros(2), _zeros(2))
+        m = len(self._signs)
+        G = np.zeros((m, model.nq))
+        G[:, k] = self._signs
+        error = np.array([q[k] - self.lower if sign > 0 else self.upper - q[k] for sign in self._signs])
+        return Rows(G, {}, _zeros(m), error, _zeros(m), _zeros(m))
+
+
+def _bound(value, name):
+    """A bound of a :class:`JointLimit`: a real number, infinities allowed (a side without a stop)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"argument '{name}' must be a number (or -inf, inf), got {value!r}")
+    try:
+        x = float(np.asarray(value, dtype=float).reshape(()))
+    except (TypeError, ValueError):
+        raise ValueError(f"argument '{name}' must be a number (or -inf, inf), got {value!r}") from None
+    return x
 
 
 def _motion(fn, t, k, names, what):

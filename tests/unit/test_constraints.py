@@ -384,3 +384,18 @@ def test_an_euler_run_never_crosses_a_joint_limit():
     tr = simulate(model, [1.2, 0.0], [0.0, 0.0], (0.0, 2.0), method="euler", h=0.01)
     assert np.abs(tr.q[:, 1]).max() <= 0.3 + 1e-12
     assert np.isclose(np.abs(tr.q[:, 1]).max(), 0.3)  # it does reach the bound
+
+
+def test_a_joint_limit_with_an_infinite_bound_has_one_row():
+    chain = _pendulum_chain(2)
+    model = chain.with_constraints([JointLimit(1, -0.3, np.inf)])
+    rows = _rows(model, np.array([0.0, 0.5]), np.zeros(2))
+    assert rows.G.shape == (1, 2) and rows.G[0, 1] == 1.0 and rows.error[0] == pytest.approx(0.8)
+    from redmax_edu.integrators import simulate
+
+    tr = simulate(model, [1.2, 0.0], [0.0, 0.0], (0.0, 1.0), method="euler", h=0.01)
+    assert tr.q[:, 1].min() >= -0.3 - 1e-12
+    with pytest.raises(ValueError, match="'lower' = inf is above"):
+        JointLimit(1, np.inf, np.inf)
+    with pytest.raises(ValueError, match="argument 'upper' must be a number"):
+        JointLimit(1, 0.0, "high")
