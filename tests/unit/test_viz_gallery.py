@@ -2,6 +2,7 @@
 motion planes, energy figures) and the parts of viz.reduced they rely on (shape frames,
 composite shapes, springs, one model per sample)."""
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
@@ -124,7 +125,7 @@ def test_motion_plane_finds_the_plane_of_a_planar_motion():
 
 def test_energy_measures_of_a_run():
     runs = gallery.run(-1, t_span=(0.0, 0.5))
-    assert list(runs) == ["rk45", "euler"]
+    assert list(runs) == ["rk45_recursive", "rk45", "euler"]  # the reference's types 1, 2, 3
     tr = runs["euler"]
     scale = max(tr.T.max(), np.abs(tr.V - tr.V[0]).max())
     assert gallery.energy_scale(tr) == pytest.approx(scale)
@@ -132,18 +133,25 @@ def test_energy_measures_of_a_run():
     assert gallery.net_change(tr) == pytest.approx((tr.H[-1] - tr.H[0]) / scale)
     assert gallery.drift(tr) >= abs(gallery.net_change(tr))
     text = gallery.verdict(runs)
-    assert text.startswith("RK45 drift ") and "; Euler drift " in text and ", net " in text
+    assert text.startswith("RK45 (types 1, 2) drift ") and "; Euler drift " in text and ", net " in text
+    assert text.endswith("; types 1 and 2 agree to 1e-08")
     assert list(gallery.run(3, t_span=(0.0, 0.1))) == ["euler"]  # the reference runs 3 with Euler only
+    assert list(gallery.run(12, t_span=(0.0, 0.05))) == ["rk45", "euler"]  # no type 1 with deformables
+    attached = scenes.scene(12, attachment="constraint")
+    assert gallery.run(attached, t_span=(0.0, 0.05))["euler"].q.shape[1] == 17  # a Scene is run as it is
 
 
 def test_energy_figure_has_a_panel_per_run_and_a_zoom():
     runs = gallery.run(-1, t_span=(0.0, 0.2))
     fig = gallery.plot_energies(runs, title="scene -1")
-    assert len(fig.axes) == 3
+    assert len(fig.axes) == 4  # types 1, 2 and 3, and the zoom (two by two)
+    assert [ax.get_title() for ax in fig.axes[:3]] == ["type 1: RK45, recursive", "type 2: RK45, RedMax",
+                                                       "type 3: Euler, h = 0.01 s"]
     zoom = fig.axes[-1]
-    assert len(zoom.get_lines()) == 3  # the two runs and the zero line
-    np.testing.assert_allclose(zoom.get_lines()[1].get_ydata(),
+    assert len(zoom.get_lines()) == 4  # the three runs and the zero line
+    np.testing.assert_allclose(zoom.get_lines()[2].get_ydata(),
                                (runs["euler"].H - runs["euler"].H[0]) / gallery.energy_scale(runs["euler"]))
+    plt.close(fig)
 
 
 def test_summary_rows_and_animation_of_a_scene():
@@ -231,3 +239,143 @@ def test_show_scenes_displays_a_heading_player_verdict_and_figure_per_scene(caps
     assert printed == [f"scene -1: {gallery.verdict(short[-1])}", f"scene 3: {gallery.verdict(short[3])}"]
     table = gallery.verdict_table([-1, 3], short.get).splitlines()
     assert table == [f"scene  -1: {gallery.verdict(short[-1])}", f"scene   3: {gallery.verdict(short[3])}"]
+
+
+class _Run:
+    """What the energy measures and the agreement read of a Trajectory."""
+
+    def __init__(self, H, x=None):
+        self.H = np.asarray(H, float)
+        self.t = np.arange(len(self.H), dtype=float)
+        self.T, self.V = np.ones(len(self.H)), np.zeros(len(self.H))
+        self.E_wi = np.tile(np.eye(4), (len(self.H), 1, 1, 1))
+        self.E_wi[:, 0, 0, 3] = np.arange(len(self.H)) if x is None else x
+
+
+def test_agreement_of_two_runs_is_the_larger_of_energy_and_position_gaps():
+    a = _Run([0.0, 0.1, 0.2])
+    assert gallery.agreement(a, a) == 0.0
+    assert gallery.agreement(_Run([0.0, 0.1, 0.2 + 3e-3]), a) == pytest.approx(3e-3)  # energy scale 1
+    # a body 1e-2 away at one sample, over a motion 2 long
+    assert gallery.agreement(_Run([0.0, 0.1, 0.2], x=[0.0, 1.01, 2.0]), a) == pytest.approx(5e-3)
+    with pytest.raises(ValueError, match="same times"):
+        gallery.agreement(_Run([0.0, 0.1]), a)
+    runs = gallery.run(-1, t_span=(0.0, 0.3))
+    assert gallery.agreement(runs["rk45_recursive"], runs["rk45"]) < 1e-10  # one ODE, two algorithms
+
+
+def test_verdict_prints_types_1_and_2_once_when_they_agree_and_apart_when_they_do_not():
+    same = {"rk45_recursive": _Run([0.0, 0.26]), "rk45": _Run([0.0, 0.26]), "euler": _Run([0.0, -0.5])}
+    assert gallery.verdict(same) == ("RK45 (types 1, 2) drift 0.26, net +26%; Euler drift 0.50, net -50%; "
+                                     "types 1 and 2 agree to 1e-08")
+    apart = {"rk45_recursive": _Run([0.0, 0.3]), "rk45": _Run([0.0, 0.26])}
+    assert gallery.verdict(apart) == ("RK45 type 1 drift 0.30, net +30%; RK45 type 2 drift 0.26, net +26%; "
+                                      "types 1 and 2 differ by 0.040")
+    assert gallery.verdict({"rk45": _Run([0.0, 0.26])}) == "RK45 drift 0.26, net +26%"
+
+
+def test_error_units_follow_the_constrained_coordinates():
+    assert gallery.error_units(scenes.scene(8)) == ["m", "rad"]       # loop, coupling of hinges
+    assert gallery.error_units(scenes.scene(20)) == [None, "rad"]     # prescribed twist, joint
+    assert gallery.error_units(scenes.scene(6)) == ["rad"]            # joint limit
+    assert gallery.error_units(scenes.scene(33))[-1] is None          # prescribed joint velocity
+    assert set(gallery.error_units(scenes.scene(33))[:-1]) == {"m"}   # loop and floor contacts
+    assert gallery.error_units(scenes.scene(12, attachment="constraint")) == ["m"] * 4
+
+
+def test_position_errors_take_the_largest_error_and_the_largest_violation():
+    from redmax_edu.constraints import constraint_errors
+    from redmax_edu.integrators import Trajectory
+
+    def trajectory(s, q):
+        q = np.asarray(q, float)
+        return Trajectory(np.arange(len(q), dtype=float), q, np.zeros_like(q), "euler", (s.model,) * len(q),
+                          0.01, len(q), len(q), np.zeros(0))
+
+    s6 = scenes.scene(6)  # joint 2 limited to [-pi/4, pi/4]
+    over = np.pi / 4 + np.array([-0.1, 0.0, 0.05, 0.2])
+    errors = gallery.position_errors(s6, trajectory(s6, np.c_[np.zeros(4), over]))
+    assert list(errors) == ["joint limit violation (rad)"]
+    np.testing.assert_allclose(errors["joint limit violation (rad)"], [0.0, 0.0, 0.05, 0.2], atol=1e-15)
+    s8 = scenes.scene(8)
+    q = s8.q0 + 0.05 * np.arange(1, 7)  # off both the loop and the coupling
+    errors = gallery.position_errors(s8, trajectory(s8, [s8.q0, q]))
+    loop, coupling = constraint_errors(s8.model, q)
+    assert list(errors) == ["loop closure (m)", "coupling (rad)"]
+    assert errors["loop closure (m)"][1] == np.abs(loop).max() > 0
+    assert errors["coupling (rad)"][1] == np.abs(coupling).max() > 0
+    assert errors["loop closure (m)"][0] < 1e-12  # the initial state closes the loop
+    s13 = scenes.scene(13)  # a prescribed twist: velocities only
+    assert gallery.position_errors(s13, trajectory(s13, [s13.q0])) == {}
+
+
+def test_drift_verdict_and_its_portability():
+    errors = {"rk45_recursive": {"loop closure (m)": np.array([0.0, 3.3e-8])},
+              "rk45": {"loop closure (m)": np.array([0.0, 3.3e-8])},
+              "euler": {"loop closure (m)": np.array([0.0, 9.1e-6]),
+                        "floor contact violation (m)": np.zeros(2)}}
+    assert gallery.drift_verdict(errors) == ("loop closure (m) RK45 (types 1, 2) 3.3e-08, Euler 9.1e-06; "
+                                             "floor contact violation (m) Euler below 1e-09")
+    runs = {"euler": _Run([0.0, 0.26])}
+    assert gallery.verdict_is_portable(runs, errors={"euler": {"loop closure (m)": np.array([0.0, 9.1e-6])}})
+    assert not gallery.verdict_is_portable(runs, errors={"euler": {"loop closure (m)": np.array([9.15e-6])}})
+
+
+def test_friction_iterations_are_summed_up_and_plotted():
+    s = scenes.scene(27)
+    runs = gallery.run(27, t_span=(0.0, 0.1))
+    it = runs["euler"].friction_iterations
+    assert len(it) == 10 and it.min() >= 1
+    assert gallery.friction_text(runs) == (f"Euler: {it.min()} to {it.max()} friction iterations per step, "
+                                           f"{np.mean(it):.0f} on average")
+    assert gallery.friction_text(gallery.run(-1, t_span=(0.0, 0.05))) == ""
+    fig = gallery.plot_energies(runs)
+    assert len(fig.axes) == 3 and fig.axes[-1].get_title() == "friction iterations per step"
+    np.testing.assert_array_equal(fig.axes[-1].get_lines()[0].get_ydata(), it)
+    plt.close(fig)
+    assert s.integrators == ("euler",)
+
+
+def test_constrained_figure_has_a_drift_panel_per_unit():
+    s = scenes.scene(8)
+    runs = gallery.run(8, t_span=(0.0, 0.2))
+    errors = {m: gallery.position_errors(s, tr) for m, tr in runs.items()}
+    fig = gallery.plot_energies(runs, errors=errors)
+    assert [ax.get_title() for ax in fig.axes[-2:]] == ["constraint error (m)", "constraint error (rad)"]
+    assert len(fig.axes) == 6
+    euler = fig.axes[-2].get_lines()[2]  # type 3's loop error, floored at the round-off bound
+    floored = np.maximum(errors["euler"]["loop closure (m)"], gallery.ROUNDOFF)
+    np.testing.assert_allclose(euler.get_ydata(), floored)
+    plt.close(fig)
+
+
+def test_the_player_draws_the_floor_of_a_floor_contact():
+    s = scenes.scene(31)
+    tr = s.simulate("euler", t_span=(0.0, 0.05))
+    data = _player_data(gallery.animate(s, tr, max_frames=3))
+    floor = [k for k, st in enumerate(data["styles"]) if st[0] == "#8c564b"]
+    assert len(floor) == 1
+    (ys,) = {tuple(data["frames"][0][floor[0]][1::2])}  # a horizontal line in the xz plane
+    assert len(set(ys)) == 1
+
+
+def test_show_scenes_takes_labelled_scenes_and_prints_their_constraint_errors(capsys, monkeypatch):
+    import IPython.display
+
+    monkeypatch.setattr(IPython.display, "display", lambda obj: None)
+
+    def runs_of(item):
+        return gallery.run(item, t_span=(0.0, 0.05))
+
+    attached = scenes.scene(12, attachment="constraint")
+    out = gallery.show_scenes({"12 by constraints": attached, "13": 13}, runs_of=runs_of, frames=2)
+    assert list(out) == ["12 by constraints", "13"]
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("scene 12 by constraints: RK45 drift ")
+    assert printed[1].startswith("  constraint error: node attachment (m) RK45 ")
+    assert printed[3] == "  constraint error: none positional (velocities only)"
+    rows = gallery.summary({"12 by constraints": attached}, runs_of=runs_of)
+    assert rows[0]["agreement"] is None and rows[0]["rk45_recursive"] is None
+    assert set(rows[0]["errors"]["node attachment (m)"]) == {"rk45", "euler"}
+    table = gallery.verdict_table({"12 by constraints": attached}, runs_of)
+    assert table.startswith("scene 12 by constraints: RK45 drift ")
