@@ -33,7 +33,8 @@ from .player import PLANES, scene_polylines
 from .scene import Path, union_bounds
 
 __all__ = ["METHOD_LABELS", "TYPES", "ROUNDOFF", "TYPES_AGREE", "run", "energy_scale", "drift", "net_change",
-           "agreement", "measure_text", "verdict", "error_units", "position_errors", "drift_verdict",
+           "agreement", "measure_text", "verdict", "error_units", "position_errors", "constraint_work",
+           "drift_verdict",
            "friction_text", "verdict_is_portable", "motion_plane", "plot_energies", "animate",
            "vector_player", "show_scenes", "verdict_table", "summary"]
 
@@ -282,6 +283,40 @@ def position_errors(scene, tr):
     return out
 
 
+def constraint_work(scene, tr):
+    """The work the constraint forces have done on the system since the start of a run (J), at every sample.
+
+    The constraint forces are ``G^T lambda`` of :func:`redmax_edu.dynamics.constrained_dynamics`
+    at each sample (with the scene's applied torques and Baumgarte gains), their power
+    ``(G^T lambda) . qdot`` is integrated over the samples by the trapezoidal rule. A
+    prescribed joint or body does work; an ideal loop or coupling does none, except through
+    Baumgarte's pull on its drift. Only for the acceleration-level types (RK45, types 1 and 2):
+    a velocity-level Euler step has impulses, not forces.
+
+    Parameters
+    ----------
+    scene : Scene
+    tr : Trajectory
+        A run of ``scene`` with ``"rk45"`` or ``"rk45_recursive"``.
+
+    Returns
+    -------
+    ndarray, shape (nt,)
+        Zero at the first sample.
+    """
+    from ..dynamics import constrained_dynamics
+
+    if tr.method == "euler":
+        raise ValueError("argument 'tr': the constraint work needs a run of an acceleration-level type "
+                         "('rk45' or 'rk45_recursive'), got an 'euler' run")
+    power = np.zeros(len(tr.t))
+    for k, (model, q, qdot, t) in enumerate(zip(tr.models, tr.q, tr.qdot, tr.t, strict=True)):
+        tau = None if scene.tau is None else scene.tau(t)
+        sol = constrained_dynamics(model, q, qdot, tau, t=t, baumgarte=scene.baumgarte)
+        power[k] = sum(sol.generalized_force(i) for i in range(len(model.constraints))) @ qdot
+    return np.concatenate([[0.0], np.cumsum(0.5 * (power[1:] + power[:-1]) * np.diff(tr.t))])
+
+
 def _drift_verdict(errors, f=1.0):
     labels = list(dict.fromkeys(label for per_run in errors.values() for label in per_run))
     parts = []
@@ -308,8 +343,9 @@ def friction_text(runs):
     for method, tr in runs.items():
         it = tr.friction_iterations
         if it is not None and len(it):
-            parts.append(f"{_SHORT[method]}: {int(it.min())} to {int(it.max())} friction iterations "
-                         f"per step, {np.mean(it):.0f} on average")
+            spread = f"{int(it.min())} to {int(it.max())}" if it.min() < it.max() else f"{int(it.min())}"
+            parts.append(f"{_SHORT[method]}: {spread} friction iterations per step, "
+                         f"{np.mean(it):.0f} on average")
     return "; ".join(parts)
 
 
