@@ -35,8 +35,8 @@ from .scene import Path, union_bounds
 __all__ = ["METHOD_LABELS", "TYPES", "ROUNDOFF", "TYPES_AGREE", "run", "energy_scale", "drift", "net_change",
            "agreement", "measure_text", "verdict", "error_units", "position_errors", "constraint_work",
            "drift_verdict",
-           "friction_text", "verdict_is_portable", "motion_plane", "plot_energies", "animate",
-           "vector_player", "show_scenes", "verdict_table", "summary"]
+           "friction_text", "verdict_is_portable", "wrap", "motion_plane", "plot_energies", "figure_png",
+           "animate", "vector_player", "show_scenes", "verdict_table", "summary"]
 
 #: Relative energy changes below this are round-off (or RK45 integrating a polynomial motion
 #: exactly): the pages print the bound, never their digits, which differ from computer to computer.
@@ -611,6 +611,44 @@ def vector_player(scene_list, *, plane=None, elev=20, azim=-60, size=260, interv
             f"<script>{_PLAYER_SCRIPT % payload}</script>")
 
 
+def wrap(line, width=78):
+    """A verdict line broken at its ``"; "`` separators into lines of at most ``width``
+    characters where it can be, the continuation lines indented (the pages' outputs fit the
+    column).
+
+    Examples
+    --------
+    >>> print(wrap("scene 1: RK45 drift 0.1; Euler drift 0.2; types 1 and 2 agree to 1e-08", 42))
+    scene 1: RK45 drift 0.1; Euler drift 0.2;
+        types 1 and 2 agree to 1e-08
+    """
+    parts = line.split("; ")
+    lines = [parts[0]]
+    for part in parts[1:]:
+        if len(lines[-1]) + 3 + len(part) <= width:  # room for "; " and a closing ";"
+            lines[-1] += "; " + part
+        else:
+            lines[-1] += ";"
+            lines.append("    " + part)
+    return "\n".join(lines)
+
+
+def figure_png(fig, dpi=80):
+    """A figure as a light PNG (bytes): rendered at ``dpi`` and reduced to a palette of 256
+    colours, a third of the full-colour file for line plots, with no visible change."""
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    buffer.seek(0)
+    light = io.BytesIO()
+    Image.open(buffer).convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE).save(
+        light, format="png", optimize=True)
+    return light.getvalue()
+
+
 def _floors(model, bounds):
     """A square on each floor-contact plane of ``model``, as wide as the drawing box (world points)."""
     items, seen = [], set()
@@ -675,14 +713,14 @@ def show_scenes(scene_ids, *, runs_of=None, frames=48, size=260, dpi=80):
     size : int
         Player canvas, pixels.
     dpi : float
-        Of the energy figures.
+        Of the energy figures (shown as :func:`figure_png`).
 
     Returns
     -------
     dict
         The runs, by scene id or label (for further checks on the page).
     """
-    from IPython.display import HTML, display
+    from IPython.display import HTML, Image, display
 
     runs_of = run if runs_of is None else runs_of
     out = {}
@@ -693,14 +731,13 @@ def show_scenes(scene_ids, *, runs_of=None, frames=48, size=260, dpi=80):
         shown = "rk45" if "rk45" in runs else next(iter(runs))
         display(HTML(f"<h4>Scene {key}: {s.name}</h4>"))
         display(HTML(animate(s, runs[shown], max_frames=frames, size=size)))
-        print(f"scene {key}: {verdict(runs)}")
+        print(wrap(f"scene {key}: {verdict(runs)}"))
         if errors is not None:
-            print(f"  constraint error: {drift_verdict(errors) or 'none positional (velocities only)'}")
+            print(wrap(f"  constraint error: {drift_verdict(errors) or 'none positional (velocities only)'}"))
         if friction_text(runs):
-            print(f"  {friction_text(runs)}")
-        fig = plot_energies(runs, errors=errors, dpi=dpi,
-                            title=f"scene {key} ({METHOD_LABELS[shown]} in the player)")
-        display(fig)
+            print(wrap(f"  {friction_text(runs)}"))
+        fig = plot_energies(runs, errors=errors, title=f"scene {key} ({METHOD_LABELS[shown]} in the player)")
+        display(Image(data=figure_png(fig, dpi=dpi)))
         plt.close(fig)
     return out
 
@@ -712,7 +749,8 @@ def verdict_table(scene_ids, runs_of=None):
     id or Scene; the dict of runs :func:`show_scenes` returned, ``.get``, serves for ids).
     """
     runs_of = run if runs_of is None else runs_of
-    return "\n".join(f"scene {str(key):>3s}: {verdict(runs_of(item))}" for key, item in _entries(scene_ids))
+    return "\n".join(wrap(f"scene {str(key):>3s}: {verdict(runs_of(item))}")
+                     for key, item in _entries(scene_ids))
 
 
 def summary(scene_ids, runs_of=None):
