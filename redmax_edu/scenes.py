@@ -171,9 +171,9 @@ _NOTES.update({
     4: _LOOP, 8: _LOOP, 15: _LOOP,
     6: ("At the velocity level a limit that still holds keeps the step from crossing it "
         "(C qdot1 >= -c/h), so the joint stops on its bound; the reference adds the limit's row only "
-        "once it is passed and pushes the joint back with gamma c: its joint overshoots by up to a step."),
-    9: _VELOCITY_LEVEL + " The sigmoid starts 4.3 mrad above q = 0 and jumps by as much when it is held at t1 "
-       "(as in the reference); Baumgarte's terms close both gaps.",
+        "once it is passed and pushes the joint back with gamma c: it overshoots by up to a step."),
+    9: _VELOCITY_LEVEL + " The sigmoid starts 4.3 mrad above q = 0 and jumps by as much when it is "
+       "held at t1 (as in the reference); Baumgarte's terms close both gaps.",
     13: "The prescribed twist's rate (for RK45) includes the rotation of the world-frame velocity into the "
         "turning body frame, d(R^T v)/dt = -[omega] R^T v + R^T dv/dt.",
     20: _VELOCITY_LEVEL,
