@@ -154,6 +154,36 @@ _NOTES = {
         "box (cross-checked against redmax_edu.inertia.mesh of box_mesh in the tests).",
 }
 
+_LOOP = ("The loop closure's two rows measure the gap between the two points in the first body's "
+         "frame (Loop.hinge), where the reference projects it on world directions (Eq. 2.102); the "
+         "rows agree wherever the loop is closed, and these are the exact derivative of their error.")
+_VELOCITY_LEVEL = ("Prescribed motion at the velocity level asks for G qdot1 = w + h dw/dt - gamma g, "
+                   "with the position error g at the start of the step (the writeup's Eq. 2.114 with a "
+                   "Baumgarte term); the reference asks for the velocity at the end of the step, which "
+                   "lags the ramp by a step.")
+_FRICTION = ("Friction by bilateral staggered projections (redmax_edu.contact) with this library's contact "
+             "patterns around each joint, the reactions of Eq. 2.124 with the h Jdot qdot term the printed "
+             "formula lacks, the end velocity without Eq. 2.127's second J^T f_alpha, bounds mu |alpha| for "
+             "the signed joint impulses, and a friction stage that sees the constraints' response, "
+             "accelerated (Anderson); the reference code's stopping rule and patterns differ, so its "
+             "trajectories do too.")
+_NOTES.update({
+    4: _LOOP, 8: _LOOP, 15: _LOOP,
+    6: ("At the velocity level a limit that still holds keeps the step from crossing it "
+        "(C qdot1 >= -c/h), so the joint stops on its bound; the reference adds the limit's row only "
+        "once it is passed and pushes the joint back with gamma c: it overshoots by up to a step."),
+    9: _VELOCITY_LEVEL + " The sigmoid starts 4.3 mrad above q = 0 and jumps by as much when it is "
+       "held at t1 (as in the reference); Baumgarte's terms close both gaps.",
+    13: "The prescribed twist's rate (for RK45) includes the rotation of the world-frame velocity into the "
+        "turning body frame, d(R^T v)/dt = -[omega] R^T v + R^T dv/dt.",
+    20: _VELOCITY_LEVEL,
+    27: _FRICTION, 28: _FRICTION, 29: _FRICTION, 31: _FRICTION,
+    30: _LOOP + " " + _FRICTION + " The closing hinge takes friction too (ClosureFriction).",
+    32: _LOOP + " The crank's speed is prescribed through a maximal constraint between its two bodies, "
+        "whose reduced row is exactly the crank's coordinate (PrescribedJointVelocity).",
+    33: _LOOP + " " + _FRICTION,
+})
+
 
 @lru_cache(maxsize=1)
 def reference_data():

@@ -21,7 +21,7 @@ Taught in book/02_reduced/04d_composite_spline_joints.
 
 import numpy as np
 
-from ..lie import ad_unchecked, adjoint_unchecked, inv_se3_unchecked
+from ..lie import ad_unchecked, adjoint_unchecked, hat_unchecked, inv_se3_unchecked
 from .base import Joint
 from .basic import Planar, Revolute, Translational
 from .euler import SphericalEuler
@@ -305,3 +305,40 @@ class Free3DExp(Composite):
 
     def __repr__(self):
         return f"Free3DExp(order={self.order!r})"
+
+    # --- the closed forms of Eq. (2.63)-(2.66), the composite rule worked out once -----------
+    def _evaluate(self, q, qdot):
+        """``Q``, ``S``, ``Sdot`` in closed form, from the ball part's ``R``, ``S_hat``, ``Sdot_hat``.
+
+        translate first, ``q = (p, r)``: ``S = [[0, S_hat], [R^T, 0]]``,
+        ``Sdot = [[0, Sdot_hat], [-[S_hat rdot] R^T, 0]]`` (Eq. 2.63-2.64);
+        rotate first, ``q = (r, p)``: ``S = [[S_hat, 0], [-[p] S_hat, I]]``,
+        ``Sdot = [[Sdot_hat, 0], [-[pdot] S_hat - [p] Sdot_hat, 0]]`` (Eq. 2.65-2.66).
+        The general composite rule (Eq. 2.53-2.58) gives the same matrices; this is the one
+        the integrators meet most, a floating body.
+        """
+        ball = self.joints[1] if self.order == "translate_first" else self.joints[0]
+        first = self.order == "translate_first"
+        rot, pos = (slice(3, 6), slice(0, 3)) if first else (slice(0, 3), slice(3, 6))
+        R4, S_ball, Sd_ball = ball._evaluate(q[rot], qdot[rot])
+        R, Sh, Shd = R4[:3, :3], S_ball[:3], Sd_ball[:3]
+        p, pdot = q[pos], qdot[pos]
+        dtype = np.result_type(q, qdot)
+        Q = np.eye(4, dtype=q.dtype)
+        Q[:3, :3] = R
+        S, Sd = np.zeros((6, 6), dtype=q.dtype), np.zeros((6, 6), dtype=dtype)
+        if first:
+            Q[:3, 3] = p
+            S[:3, 3:], S[3:, :3] = Sh, R.T
+            Sd[:3, 3:], Sd[3:, :3] = Shd, -hat_unchecked(Sh @ qdot[rot]) @ R.T
+        else:
+            Q[:3, 3] = (R4 @ np.append(p, 1.0))[:3]                  # Rot(exp r) Trans(p)
+            S[:3, :3], S[3:, :3], S[3:, 3:] = Sh, -hat_unchecked(p) @ Sh, np.eye(3)
+            Sd[:3, :3], Sd[3:, :3] = Shd, -hat_unchecked(pdot) @ Sh - hat_unchecked(p) @ Shd
+        return Q, S, Sd
+
+    def _S(self, q):
+        return self._evaluate(q, np.zeros_like(q))[1]
+
+    def _Sdot(self, q, qdot):
+        return self._evaluate(q, qdot)[2]

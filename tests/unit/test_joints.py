@@ -602,3 +602,17 @@ def test_models_built_from_specs_reparameterize_all_joint_kinds(rng):
         q[model.dofs[i]] = random_state(joints[n], rng)[0]
     new, q2, qdot2 = model.reparameterize(q, qdot)
     assert new.nq == model.nq and np.all(np.isfinite(q2)) and np.all(np.isfinite(qdot2))
+
+
+@pytest.mark.parametrize("order", Free3DExp.ORDERS)
+def test_free_joint_closed_forms_equal_the_composite_rule(order, rng):
+    """Eq. (2.63)-(2.66) worked out equal the general composite rule (Eq. 2.53-2.58) applied to
+    the translational and ball parts, to round-off, also at large rotations."""
+    from redmax_edu.joints import Composite
+
+    joint = Free3DExp(order=order)
+    for scale in (0.1, 1.0, 3.0):
+        q, qdot = scale * rng.standard_normal(6), rng.standard_normal(6)
+        closed, general = joint._evaluate(q, qdot), Composite._evaluate(joint, q, qdot)
+        for a, b in zip(closed, general, strict=True):
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-14 * max(1.0, np.abs(b).max()))

@@ -334,3 +334,36 @@ def test_body_twist_schedule_rates_follow_the_rotating_body():
         E = np.eye(4)
         E[:3, :3] = exp_so3(omega * t)
         np.testing.assert_allclose(sched(t, E, phi)[1], _central(w, t), atol=1e-8)
+
+
+RUNS = [(sid, m) for sid in sorted(SUPPORTED) for m in scenes.scene(sid).integrators]
+
+
+def test_every_scene_offers_the_reference_integrator_types():
+    """Every type the reference ran a scene with is offered: 1 = rk45_recursive, 2 = rk45, 3 = euler."""
+    kinds = {"itype1": "rk45_recursive", "itype2": "rk45", "itype3": "euler"}
+    for sid in SUPPORTED:
+        setups = scenes.reference_data()["scenes"][str(sid)]["setups"]
+        ran = {kinds[k] for k, v in setups.items() if v["tspan"][1] > v["tspan"][0]}
+        assert set(scenes.scene(sid).integrators) == ran, sid
+    wall_times = Path(__file__).resolve().parents[2] / "benchmarks" / "octave_wall_times.json"
+    timed = json.loads(wall_times.read_text(encoding="utf-8"))
+    types = {1: "rk45_recursive", 2: "rk45", 3: "euler"}
+    assert sorted(RUNS) == sorted((r["scene"], types[r["itype"]]) for r in timed["runs"])  # all 90
+
+
+@pytest.mark.parametrize("scene_id, method", RUNS)
+def test_every_scene_runs_with_every_integrator_type_it_offers(scene_id, method):
+    """A tenth of a second (at least three Euler steps) of every scene with every type: finite,
+    on the sample grid, the friction passes recorded exactly for frictional Euler runs."""
+    s = scenes.scene(scene_id)
+    t0 = s.spans[method][0]
+    span = (t0, t0 + max(0.1, 3 * s.h) if method == "euler" else t0 + 0.1)
+    if method == "euler":
+        span = (t0, t0 + s.h * round((span[1] - t0) / s.h))
+    tr = s.simulate(method, t_span=span)
+    assert np.isfinite(tr.q).all() and np.isfinite(tr.qdot).all() and np.isfinite(tr.H).all()
+    assert tr.t[0] == t0 and np.isclose(tr.t[-1], span[1])
+    frictional = method == "euler" and (s.model.friction or any(getattr(c, "mu", 0) > 0
+                                                                for c in s.model.constraints))
+    assert (tr.friction_iterations is not None) == bool(frictional)
