@@ -234,8 +234,5 @@ def test_gallery_joints_scene_3_reparameterises_once_past_1_5_pi():
 
 def test_gallery_page_weights():
     """Every gallery notebook stays under 1.2 MB with every scene's player (COMMON book rule)."""
-    from pathlib import Path
-
-    book = Path(__file__).resolve().parents[2] / "book" / "02_reduced"
-    for name in ("gallery", "gallery_chains", "gallery_joints", "gallery_forces"):
-        assert (book / f"{name}.ipynb").stat().st_size < 1.2e6, name
+    for page in ["", *(f"_{name}" for name in PAGES)]:
+        assert (ROOT / "book" / "02_reduced" / f"gallery{page}.ipynb").stat().st_size < 1.2e6, page
