@@ -613,15 +613,20 @@ def vector_player(scene_list, *, plane=None, elev=20, azim=-60, size=260, interv
 
 def wrap(line, width=78):
     """A verdict line broken at its ``"; "`` separators into lines of at most ``width``
-    characters where it can be, the continuation lines indented (the pages' outputs fit the
-    column).
+    characters, the continuation lines indented (the pages' outputs fit the column); a part
+    too long for one line is broken at its spaces.
 
     Examples
     --------
     >>> print(wrap("scene 1: RK45 drift 0.1; Euler drift 0.2; types 1 and 2 agree to 1e-08", 42))
     scene 1: RK45 drift 0.1; Euler drift 0.2;
         types 1 and 2 agree to 1e-08
+    >>> print(wrap("  coupling (rad) RK45 below 1e-09, Euler below 1e-09", 36))
+      coupling (rad) RK45 below 1e-09,
+        Euler below 1e-09
     """
+    import textwrap
+
     parts = line.split("; ")
     lines = [parts[0]]
     for part in parts[1:]:
@@ -630,7 +635,10 @@ def wrap(line, width=78):
         else:
             lines[-1] += ";"
             lines.append("    " + part)
-    return "\n".join(lines)
+    indent = " " * (len(line) - len(line.lstrip()))
+    return "\n".join(textwrap.fill(text, width, initial_indent="", subsequent_indent=indent + "    ",
+                                   break_on_hyphens=False, break_long_words=False, drop_whitespace=True)
+                     if len(text) > width else text for text in lines)
 
 
 def figure_png(fig, dpi=80):
