@@ -12,7 +12,11 @@
 * The offline MathJax (sphinx-mathjax-offline) is copied whole: nine combined bundles of
   which the pages load one (``mathjax_path``). The others (14 MB, a third of the site) are
   removed after the copy; the pieces the loaded bundle fetches on demand (TeX extensions,
-  fonts, the SVG renderer and accessibility tools of the menu) stay.
+  fonts, the SVG renderer and accessibility tools of the menu) stay. Of those, what the
+  TeX-input bundle never fetches goes too: the AsciiMath input and the full TeX input
+  component (the bundle has its own TeX input and autoloads single extensions), and the
+  speech rules of languages other than English (3.2 MB of the 3.9 MB of ``sre/mathmaps``):
+  the book is in English, and its speech and Nemeth braille stay.
 * The themes' source maps (``*.map``, 3.4 MB) are for debugging the themes' own scripts and
   styles; browsers fetch them only with the developer tools open. They are removed too.
 * The site carries no copies of its sources (``html_copy_source: false``), so the theme's
@@ -30,6 +34,10 @@ PLOTLY_JS = "plotly/plotly.min.js"
 MATHJAX_BUNDLES = ("tex-chtml.js", "tex-chtml-full.js", "tex-chtml-full-speech.js", "tex-mml-chtml.js",
                    "tex-mml-svg.js", "tex-svg.js", "tex-svg-full.js", "mml-chtml.js", "mml-svg.js",
                    "node-main.js")
+#: components the tex-chtml bundle never fetches (it carries its own TeX input)
+MATHJAX_UNFETCHED = ("input/asciimath.js", "input/tex-full.js")
+#: the speech-rule engine's locales kept (base rules, English speech, Nemeth braille)
+MATHJAX_SPEECH_KEPT = ("base", "en", "nemeth")
 
 
 def add_plotly_where_used(app, pagename, templatename, context, doctree):
@@ -84,6 +92,13 @@ def drop_unused_mathjax_bundles(app, exc):
     for name in MATHJAX_BUNDLES:
         if name != used:
             (folder / name).unlink(missing_ok=True)
+    if used != "tex-chtml.js":
+        return  # another bundle may fetch other parts
+    for name in MATHJAX_UNFETCHED:
+        (folder / name).unlink(missing_ok=True)
+    for locale in (folder / "sre" / "mathmaps").glob("*.json"):
+        if locale.stem not in MATHJAX_SPEECH_KEPT:
+            locale.unlink()
 
 
 def drop_source_maps(app, exc):

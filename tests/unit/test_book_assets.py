@@ -1,0 +1,47 @@
+"""The book's Sphinx extension (book/_ext/book_assets.py): what it removes from the built site."""
+
+import importlib.util
+from pathlib import Path
+from types import SimpleNamespace
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEC = importlib.util.spec_from_file_location("book_assets", ROOT / "book" / "_ext" / "book_assets.py")
+book_assets = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(book_assets)
+
+FILES = ["tex-chtml.js", "tex-svg.js", "input/tex-full.js", "input/asciimath.js", "input/tex.js",
+         "input/tex/extensions/boldsymbol.js", "input/mml.js", "output/svg.js", "output/chtml/fonts/tex.js",
+         "a11y/semantic-enrich.js", "sre/mathmaps/base.json", "sre/mathmaps/en.json",
+         "sre/mathmaps/nemeth.json", "sre/mathmaps/de.json", "sre/mathmaps/hi.json"]
+
+
+def built_site(tmp_path):
+    folder = tmp_path / "_static" / "mathjax"
+    for name in FILES:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text("//", encoding="utf-8")
+    return folder
+
+
+def left(folder):
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+
+
+def test_the_tex_chtml_site_keeps_what_its_bundle_and_menu_fetch(tmp_path):
+    folder = built_site(tmp_path)
+    app = SimpleNamespace(outdir=str(tmp_path), config=SimpleNamespace(mathjax_path="mathjax/tex-chtml.js"))
+    book_assets.drop_unused_mathjax_bundles(app, None)
+    assert left(folder) == sorted(
+        ["tex-chtml.js", "input/tex.js", "input/tex/extensions/boldsymbol.js", "input/mml.js",
+         "output/svg.js", "output/chtml/fonts/tex.js", "a11y/semantic-enrich.js", "sre/mathmaps/base.json",
+         "sre/mathmaps/en.json", "sre/mathmaps/nemeth.json"])
+
+
+def test_a_failed_build_or_another_bundle_keeps_the_parts(tmp_path):
+    folder = built_site(tmp_path)
+    app = SimpleNamespace(outdir=str(tmp_path), config=SimpleNamespace(mathjax_path="mathjax/tex-chtml.js"))
+    book_assets.drop_unused_mathjax_bundles(app, RuntimeError("build failed"))
+    assert left(folder) == sorted(FILES)
+    app.config.mathjax_path = "mathjax/tex-svg.js"
+    book_assets.drop_unused_mathjax_bundles(app, None)
+    assert left(folder) == sorted(set(FILES) - {"tex-chtml.js"})
