@@ -8,16 +8,16 @@ derivative (Eq. 2.16).
 
 Part 3 differentiates these in q (§3.2), with the derivative index last:
 
-=====================  ==============  =====================================================
-method                 shape           what
-=====================  ==============  =====================================================
-``dQ_dq(q)``           (4, 4, ndof)    ``[:, :, k] = dQ/dq_k``
-``dA_dq(q)``           (6, 6, ndof)    derivative of the adjoint ``A = Ad(Q)`` (Eq. 3.7, 3.16)
-``dS_dq(q)``           (6, ndof, ndof) the joint Hessian, ``[:, j, k] = dS_j/dq_k`` (Eq. 3.10)
-``dSdot_dq(q, qd)``    (6, ndof, ndof) ``[:, j, k] = dSdot_j/dq_k`` at fixed qdot
-``dSdot_dqdot(q, qd)`` (6, ndof, ndof) ``[:, j, k] = dSdot_j/dqdot_k`` (equals ``dS_dq``)
-``dAdot_dq(q, qd)``    (6, 6, ndof)    derivative of ``Adot = A ad(S qdot)`` (Eq. 3.13-3.14)
-=====================  ==============  =====================================================
+=========================  ===============  =================================================
+method                     shape            what
+=========================  ===============  =================================================
+``dQ_dq(q)``               (4, 4, ndof)     ``[:, :, k] = dQ/dq_k``
+``dA_dq(q)``               (6, 6, ndof)     the derivative of ``A = Ad(Q)`` (Eq. 3.7, 3.16)
+``dS_dq(q)``               (6, ndof, ndof)  the joint Hessian, ``[:, j, k] = dS_j/dq_k``
+``dSdot_dq(q, qdot)``      (6, ndof, ndof)  ``[:, j, k] = dSdot_j/dq_k`` at fixed qdot
+``dSdot_dqdot(q, qdot)``   (6, ndof, ndof)  ``[:, j, k] = dSdot_j/dqdot_k`` (= ``dS_dq``)
+``dAdot_dq(q, qdot)``      (6, 6, ndof)     the derivative of ``Adot = A ad(S qdot)``
+=========================  ===============  =================================================
 
 Three identities make most of these one general rule each, exact for every joint:
 ``dQ/dq_k = Q [S_k]`` (Eq. 2.31 read column by column), ``dA/dq_k`` is the product rule on
@@ -34,7 +34,7 @@ when its coordinates have a singular set. The public methods check their argumen
 and the derivative methods refuse a configuration at a chart's singularity (see
 :data:`SINGULAR_DET`).
 
-Taught in book/02_reduced/04_joints (Q, S, Sdot) and, for §3.2, book/03_differentiable.
+Taught in book/02_reduced/04_joints (Q, S, Sdot); the derivatives are §3.2 of the writeup.
 """
 
 import numpy as np

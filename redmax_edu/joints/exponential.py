@@ -144,8 +144,6 @@ def exp_second_derivatives(s):
     --------
     >>> [round(float(x) * 2520, 12) for x in exp_second_derivatives(0.0)]
     [7.0, 1.0]
-
-    Taught in book/03_differentiable.
     """
     if isinstance(s, np.generic):
         s = s.item()

@@ -186,7 +186,7 @@ class SplineCurve(Joint):
     At ``u = 0`` this is the B-spline blend of ``C_{k+1}, C_{k+2}, C_{k+3}`` with weights
     (1, 4, 1)/6 in the log sense; the frame is C^2 in q across knots and periodic with period n.
     So S is C^1 and the Hessian ``dS/dq`` C^0 there, while ``dSdot/dq`` (a third derivative
-    of the weights) jumps at a knot: there :meth:`dSdot_dq` is the derivative from the right.
+    of the weights) jumps at a knot: there ``dSdot_dq`` is the derivative from the right.
 
     Parameters
     ----------
