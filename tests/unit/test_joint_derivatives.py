@@ -240,6 +240,26 @@ def test_xyz_chart_matches_eq_3_27(rng):
     assert np.allclose(j.dSdot_dq(q, qd)[:3], dSd, rtol=0, atol=1e-14) and not j.dSdot_dq(q, qd)[3:].any()
 
 
+def test_xyz_chart_dR_matches_eq_3_24_with_one_entry_corrected(rng):
+    """Entry (2, 3) of dR/dq1 is the derivative of R_23 = -c2 s1 (Eq. 2.33), i.e. -c1 c2; the
+    seed's text of Eq. (3.24) reads -c1 s2 there, which the central differences reject."""
+    q = rng.uniform(-1.2, 1.2, 3)
+    s1, s2, s3 = np.sin(q)
+    c1, c2, c3 = np.cos(q)
+    dR = np.zeros((3, 3, 3))
+    dR[:, :, 0] = [[0, 0, 0], [c1 * c3 * s2 - s1 * s3, -c3 * s1 - c1 * s2 * s3, -c1 * c2],
+                   [c1 * s3 + c3 * s1 * s2, c1 * c3 - s1 * s2 * s3, -c2 * s1]]
+    dR[:, :, 1] = [[-c3 * s2, s2 * s3, c2], [c2 * c3 * s1, -c2 * s1 * s3, s1 * s2],
+                   [-c1 * c2 * c3, c1 * c2 * s3, -c1 * s2]]
+    dR[:, :, 2] = [[-c2 * s3, -c2 * c3, 0], [c1 * c3 - s1 * s2 * s3, -c1 * s3 - c3 * s1 * s2, 0],
+                   [c3 * s1 + c1 * s2 * s3, c1 * c3 * s2 - s1 * s3, 0]]
+    j = SphericalEuler("XYZ")
+    assert np.allclose(j.dQ_dq(q)[:3, :3], dR, rtol=0, atol=1e-15)
+    as_printed = j.dQ_dq(q)
+    as_printed[1, 2, 0] = -c1 * s2
+    assert not check_derivative(j.Q, q, as_printed).ok
+
+
 def test_universal_joint_matches_eq_3_29_and_eq_3_30_corrected(rng):
     """Eq. (3.30) as printed puts the column (0, 1, 0, 0, 0, 0) into dS/dq2 as well; that column of
     S is the constant y axis, so its derivative is zero, which the central differences confirm."""
