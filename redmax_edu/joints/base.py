@@ -6,19 +6,81 @@ velocity to the twist of the child frame in its own coordinates,
 ``[S qdot] = Q^{-1} dQ/dt`` (Eq. 2.24, 2.31). ``Sdot = dS/dt`` enters the Jacobian's time
 derivative (Eq. 2.16).
 
+Part 3 differentiates these in q (§3.2), with the derivative index last:
+
+=========================  ===============  =================================================
+method                     shape            what
+=========================  ===============  =================================================
+``dQ_dq(q)``               (4, 4, ndof)     ``[:, :, k] = dQ/dq_k``
+``dA_dq(q)``               (6, 6, ndof)     the derivative of ``A = Ad(Q)`` (Eq. 3.7, 3.16)
+``dS_dq(q)``               (6, ndof, ndof)  the joint Hessian, ``[:, j, k] = dS_j/dq_k``
+``dSdot_dq(q, qdot)``      (6, ndof, ndof)  ``[:, j, k] = dSdot_j/dq_k`` at fixed qdot
+``dSdot_dqdot(q, qdot)``   (6, ndof, ndof)  ``[:, j, k] = dSdot_j/dqdot_k`` (= ``dS_dq``)
+``dAdot_dq(q, qdot)``      (6, 6, ndof)     the derivative of ``Adot = A ad(S qdot)``
+=========================  ===============  =================================================
+
+Three identities make most of these one general rule each, exact for every joint:
+``dQ/dq_k = Q [S_k]`` (Eq. 2.31 read column by column), ``dA/dq_k`` is the product rule on
+``Ad(Q) = [[R, 0], [[p] R, R]]`` (Eq. 1.14), and because ``Sdot = sum_k dS/dq_k qdot_k``
+(Eq. 3.39) is linear in qdot, ``dSdot/dqdot = dS/dq``. What each family supplies is its
+Hessian ``_dS_dq`` and ``_dSdot_dq`` (the second derivatives of S contracted with qdot), and
+where the writeup gives one, a closed form of ``_dQ_dq``.
+
 A subclass sets ``kind`` (its name in the scene format) and ``ndof``, and implements
 ``_Q``, ``_S`` and ``_Sdot`` on already validated arrays; it may override ``_evaluate`` when
-the three share work (and ``_reparameterize`` when it has charts to leave). The public ``Q``,
-``S``, ``Sdot`` (and ``reparameterize``) check their arguments first.
+the three share work (and ``_reparameterize`` when it has charts to leave). For Part 3 it
+implements ``_dS_dq`` and ``_dSdot_dq`` (and optionally ``_dQ_dq``), and ``_singularity``
+when its coordinates have a singular set. The public methods check their arguments first,
+and the derivative methods refuse a configuration at a chart's singularity (see
+:data:`SINGULAR_DET`).
 
-Taught in book/02_reduced/04_joints.
+Taught in book/02_reduced/04_joints (Q, S, Sdot); the derivatives are §3.2 of the writeup.
 """
 
 import numpy as np
 
 from .._validate import as_array
+from ..lie import ad_unchecked, adjoint_unchecked, hat_unchecked
 
-__all__ = ["Joint", "spec_array", "check_keys", "COMMON_JOINT_KEYS"]
+__all__ = ["Joint", "spec_array", "check_keys", "COMMON_JOINT_KEYS", "SINGULAR_DET", "adjoint_derivative"]
+
+#: The derivative methods refuse a chart where ``|det S|`` (of the rotational 3x3 block) is
+#: below this value, sqrt(machine epsilon) ~ 1.5e-8. Mathematically S stays smooth through a
+#: singularity, but the reduced inertia ``S^T M S`` there has a condition number of order
+#: ``1/det(S)^2 > 1/eps``: accelerations, and every derivative of them that Part 3 builds
+#: from these joint derivatives, are numerically undefined. ``reparameterize`` moves a joint
+#: off the singularity (its switch threshold is far above this one).
+SINGULAR_DET = float(np.sqrt(np.finfo(float).eps))
+
+# [e_k] for k = x, y, z, stacked derivative index last: _GENERATORS[:, :, k] = brac(e_k).
+_GENERATORS = np.moveaxis(hat_unchecked(np.eye(3)), 0, -1)
+_GENERATORS.setflags(write=False)
+
+
+def adjoint_derivative(Q, dQ):
+    """The derivative of ``Ad(Q)`` from that of ``Q``: the product rule on Eq. (1.14).
+
+    With ``Q = [[R, p], [0, 1]]`` and ``Ad(Q) = [[R, 0], [[p] R, R]]``,
+    ``dAd = [[dR, 0], [[dp] R + [p] dR, dR]]`` for every slice of ``dQ``.
+
+    Parameters
+    ----------
+    Q : ndarray, shape (4, 4)
+    dQ : ndarray, shape (4, 4, n)
+        Derivative index last.
+
+    Returns
+    -------
+    ndarray, shape (6, 6, n)
+    """
+    R, p = Q[:3, :3], Q[:3, 3]
+    dR, dp = dQ[:3, :3], dQ[:3, 3]
+    dA = np.zeros((6, 6, dQ.shape[2]), dtype=np.result_type(Q, dQ))
+    dA[:3, :3] = dR
+    dA[3:, 3:] = dR
+    dA[3:, :3] = (np.einsum("abk,bc->ack", np.moveaxis(hat_unchecked(dp.T), 0, -1), R)
+                  + np.einsum("ab,bck->ack", hat_unchecked(p), dR))
+    return dA
 
 #: Keys every joint spec may carry besides its own (the model reads them: §2.5 springs).
 COMMON_JOINT_KEYS = ("type", "T_parent_joint", "stiffness", "damping", "rest")
@@ -78,6 +140,165 @@ class Joint:
         """``(Q, S, Sdot)`` in one call."""
         return self._evaluate(self._coordinates(q, "q"), self._coordinates(qdot, "qdot"))
 
+    # --- their derivatives in q (§3.2), checked -----------------------------------------
+    def dQ_dq(self, q):
+        """The derivative of the joint transform, shape (4, 4, ndof): ``[:, :, k] = dQ/dq_k``.
+
+        For every joint ``dQ/dq_k = Q [S_k]`` (Eq. 2.31); the revolute, prismatic, planar,
+        translational, universal and Euler joints use the closed forms of Eq. (3.16)-(3.29),
+        composite joints the product rule on ``Q = Q_1 ... Q_m`` (Eq. 2.53).
+
+        Parameters
+        ----------
+        q : array_like, shape (ndof,)
+            Real, or complex for the complex step.
+
+        Returns
+        -------
+        ndarray, shape (4, 4, ndof)
+
+        Raises
+        ------
+        ValueError
+            If q has the wrong shape or non-finite entries, or lies at a chart's singularity.
+
+        Examples
+        --------
+        >>> from redmax_edu.joints import Prismatic
+        >>> Prismatic([0, 0, 1]).dQ_dq([0.4])[:3, 3, 0]
+        array([0., 0., 1.])
+        """
+        return self._dQ_dq(self._regular(q))
+
+    def dA_dq(self, q):
+        """The derivative of the joint's adjoint ``A = Ad(Q)``, shape (6, 6, ndof) (Eq. 3.7).
+
+        ``A = [[R, 0], [[p] R, R]]`` (Eq. 1.14) is differentiated slice by slice from
+        :meth:`dQ_dq` by the product rule: ``dA/dq_k = [[dR, 0], [[dp] R + [p] dR, dR]]``,
+        the rule behind Eq. (3.16), (3.18), (3.20), (3.22), (3.25), (3.29), (3.41) and (3.48).
+        It equals ``A ad(S_k)`` (Eq. 1.18 with the twist ``S_k``).
+
+        Parameters
+        ----------
+        q : array_like, shape (ndof,)
+
+        Returns
+        -------
+        ndarray, shape (6, 6, ndof)
+
+        Examples
+        --------
+        A revolute joint: ``dA/dq = [[R [a], 0], [0, R [a]]]`` (Eq. 3.16), so at q = 0 the
+        two diagonal blocks are ``[a]``.
+
+        >>> from redmax_edu.joints import Revolute
+        >>> dA = Revolute([0, 0, 1]).dA_dq([0.0])[:, :, 0]
+        >>> bool(np.array_equal(dA[:3, :3], dA[3:, 3:])), dA[:3, :3].tolist()
+        (True, [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+        """
+        q = self._regular(q)
+        return adjoint_derivative(self._Q(q), self._dQ_dq(q))
+
+    def dS_dq(self, q):
+        """The joint Hessian, shape (6, ndof, ndof): ``[:, j, k] = dS_j/dq_k`` (Eq. 3.10).
+
+        Zero for the joints whose Jacobian is constant (§3.2.1-3.2.4); Eq. (3.27) for Euler
+        angles, (3.30) for the universal joint, (3.34) for exponential coordinates (here in
+        closed form, the small angles by series), (3.45) and (3.52) for the free joints as
+        instances of the composite rule, and Alg. 3-4 for the spline joints.
+
+        The Hessian is not symmetric in (j, k): ``dS_j/dq_k - dS_k/dq_j = ad(S_j) S_k``,
+        the bracket of the two columns (zero when they commute, as for the free 2D joint's
+        two translations).
+
+        Parameters
+        ----------
+        q : array_like, shape (ndof,)
+
+        Returns
+        -------
+        ndarray, shape (6, ndof, ndof)
+
+        Examples
+        --------
+        The universal joint's first column ``(c2, 0, s2, 0, 0, 0)`` turns with q2 (Eq. 3.30);
+        the check of :mod:`redmax_edu.checks` confirms it against central differences:
+
+        >>> from redmax_edu.checks import check_derivative
+        >>> from redmax_edu.joints import Universal
+        >>> j, q = Universal(), np.array([0.3, 0.0])
+        >>> j.dS_dq(q)[:3, 0, 1] + 0.0     # d/dq2 of (c2, 0, s2) at q2 = 0
+        array([0., 0., 1.])
+        >>> check_derivative(j.S, q, j.dS_dq(q)).ok
+        True
+        """
+        return self._dS_dq(self._regular(q))
+
+    def dSdot_dq(self, q, qdot):
+        """The derivative of ``Sdot`` in q at fixed qdot, shape (6, ndof, ndof): ``[:, j, k] = dSdot_j/dq_k``.
+
+        ``Sdot = sum_l dS/dq_l qdot_l`` (Eq. 3.39), so this is the second derivative of S
+        contracted with qdot: ``dSdot_j/dq_k = sum_l d2S_j/(dq_l dq_k) qdot_l`` (Eq. 3.27 for
+        XYZ Euler angles, Eq. 3.30 and 3.46 for the universal and free 2D joints).
+
+        Parameters
+        ----------
+        q, qdot : array_like, shape (ndof,)
+
+        Returns
+        -------
+        ndarray, shape (6, ndof, ndof)
+        """
+        q, qdot = self._regular(q), self._coordinates(qdot, "qdot")
+        return self._dSdot_dq(q, qdot)
+
+    def dSdot_dqdot(self, q, qdot):
+        """The derivative of ``Sdot`` in qdot, shape (6, ndof, ndof): ``[:, j, k] = dSdot_j/dqdot_k``.
+
+        ``Sdot`` is linear in qdot with coefficients ``dS/dq`` (Eq. 3.39), so this equals
+        :meth:`dS_dq` for every joint; qdot is checked but does not enter.
+
+        Parameters
+        ----------
+        q, qdot : array_like, shape (ndof,)
+
+        Returns
+        -------
+        ndarray, shape (6, ndof, ndof)
+
+        Examples
+        --------
+        >>> from redmax_edu.joints import SphericalExp
+        >>> j, q = SphericalExp(), np.array([0.1, -0.2, 0.3])
+        >>> bool(np.array_equal(j.dSdot_dqdot(q, [1.0, 2.0, 3.0]), j.dS_dq(q)))
+        True
+        """
+        q, qdot = self._regular(q), self._coordinates(qdot, "qdot")
+        H = self._dS_dq(q)
+        return H.astype(np.result_type(H, qdot), copy=False)
+
+    def dAdot_dq(self, q, qdot):
+        """The derivative of ``Adot`` in q at fixed qdot, shape (6, 6, ndof) (Eq. 3.13-3.14).
+
+        ``Adot = A ad(S qdot)`` (Eq. 1.18 with the joint's twist ``S qdot``; ``lie.adjoint_dot``),
+        so ``dAdot/dq_k = dA/dq_k ad(S qdot) + A ad(d(S qdot)/dq_k)`` with
+        ``d(S qdot)/dq_k = sum_j dS_j/dq_k qdot_j``. Algorithm 11 uses it (line 9).
+
+        Parameters
+        ----------
+        q, qdot : array_like, shape (ndof,)
+
+        Returns
+        -------
+        ndarray, shape (6, 6, ndof)
+        """
+        q, qdot = self._regular(q), self._coordinates(qdot, "qdot")
+        Q, S, H = self._Q(q), self._S(q), self._dS_dq(q)
+        A, dA = adjoint_unchecked(Q), adjoint_derivative(Q, self._dQ_dq(q))
+        twist_rate = np.einsum("ajk,j->ka", H, qdot)  # row k: d(S qdot)/dq_k
+        return (np.einsum("abk,bc->ack", dA, ad_unchecked(S @ qdot))
+                + np.einsum("ab,kbc->ack", A, ad_unchecked(twist_rate)))
+
     # --- chart changes (spherical joints): identity by default ---------------------------
     def reparameterize(self, q, qdot):
         """Return ``(joint, q, qdot)`` describing the same motion away from a singularity.
@@ -102,6 +323,34 @@ class Joint:
     # --- for subclasses -----------------------------------------------------------------
     def _coordinates(self, x, name, real=False):
         return as_array(x, (self.ndof,), f"{name} of {self.kind} joint", real)
+
+    def _regular(self, q):
+        """Checked ``q`` for the derivative methods: refused at a chart's singularity."""
+        q = self._coordinates(q, "q")
+        reason = self._singularity(q)
+        if reason:
+            raise ValueError(f"argument 'q' of {self.kind} joint: {reason}; its derivatives are not "
+                             f"taken at a singular configuration (|det S| < SINGULAR_DET = "
+                             f"{SINGULAR_DET:.2g}): move off it first with reparameterize(q, qdot)")
+        return q
+
+    def _singularity(self, q):
+        """``None``, or a sentence saying why ``q`` is at a singularity of the coordinates."""
+        return None
+
+    def _dQ_dq(self, q):
+        """``dQ/dq_k = Q [S_k]`` (Eq. 2.31): exact for every joint, given its ``_Q`` and ``_S``."""
+        Q, S = self._Q(q), self._S(q)
+        twists = np.zeros((4, 4, self.ndof), dtype=S.dtype)
+        twists[:3, :3] = np.moveaxis(hat_unchecked(S[:3].T), 0, -1)
+        twists[:3, 3] = S[3:]
+        return np.einsum("ab,bck->ack", Q, twists)
+
+    def _dS_dq(self, q):
+        raise NotImplementedError
+
+    def _dSdot_dq(self, q, qdot):
+        raise NotImplementedError
 
     def _Q(self, q):
         raise NotImplementedError

@@ -3,7 +3,9 @@
 Revolute: ``Q = [[exp([a] q), 0], [0, 1]]``, ``S = (a; 0)`` (Eq. 2.45-2.46); prismatic:
 ``Q = [[I, a q], [0, 1]]``, ``S = (0; a)`` (Eq. 2.25-2.26); planar: translation ``B q`` with
 ``B`` 3x2 (Eq. 2.27-2.28); translational: ``S = (0; I)`` (Eq. 2.29-2.30); fixed: no
-coordinates (§2.4.1). For all of them ``Sdot = 0``.
+coordinates (§2.4.1). For all of them ``Sdot = 0``, and in Part 3 the Hessian and every
+derivative of Sdot vanish (§3.2.1-3.2.4); only ``dQ/dq`` is not zero: ``Q [a]`` for the
+revolute joint (Eq. 3.16), the constant translation direction(s) for the others (Eq. 3.17-3.22).
 
 Taught in book/02_reduced/04_joints.
 """
@@ -49,6 +51,18 @@ class _ConstantJacobian(Joint):
 
     def _Sdot(self, q, qdot):
         return np.zeros((6, self.ndof), dtype=np.result_type(q, qdot))
+
+    def _dS_dq(self, q):
+        return np.zeros((6, self.ndof, self.ndof), dtype=q.dtype)  # §3.2.1-3.2.4
+
+    def _dSdot_dq(self, q, qdot):
+        return np.zeros((6, self.ndof, self.ndof), dtype=np.result_type(q, qdot))
+
+    def _dQ_dq(self, q):
+        # Q = [[I, T q], [0, 1]] for the translating joints, T the columns of S's bottom rows
+        dQ = np.zeros((4, 4, self.ndof), dtype=q.dtype)
+        dQ[:3, 3] = self._S0[3:]
+        return dQ
 
     def _evaluate(self, q, qdot):
         # S and Sdot are constant: share read-only arrays instead of building them per call
@@ -113,6 +127,9 @@ class Revolute(_AxisJoint):
     def _Q(self, q):
         s, c = np.sin(q[0]), np.cos(q[0])
         return _EYE4 + s * self._K + (1.0 - c) * self._K2  # Rodrigues, Eq. (1.10)
+
+    def _dQ_dq(self, q):
+        return (self._Q(q) @ self._K)[:, :, None]  # dR/dq = R [a], Eq. (3.16)
 
 
 class Prismatic(_AxisJoint):

@@ -16,6 +16,19 @@ One sweep from the last sub-joint to the first builds both, accumulating ``Ad(P_
 ``phi_i`` as it goes. The free joints are composites whose closed forms the writeup works out
 (Eq. 2.60-2.66); the tests check that this code reproduces them.
 
+Part 3 differentiates the same rule (§3.2.8-3.2.9 work it out for the free joints). Column j
+of sub-joint i depends on its own coordinates through ``S_i'`` and on those of every later
+sub-joint through ``Ad(P_i^-1)``, whose derivative along a later coordinate m is
+``-ad(S_m) Ad(P_i^-1)``: ``P_i^-1 dP_i/dq_m`` is the composite's own column ``S_m``. So
+
+    dS_j/dq_m = Ad(P_i^-1) dS_i'/dq_m     (m in sub-joint i),
+              = -ad(S_m) S_j               (m in a later sub-joint),
+              = 0                          (m in an earlier one),
+
+and differentiating ``Sdot_j = Ad(P_i^-1) Sdot_j' - ad(phi_i) S_j`` in the same way gives
+``dSdot/dq``, with ``dphi_i/dq_m = sum_l dS_l/dq_m qdot_l`` over the later columns l.
+``dQ/dq`` is the product rule on ``Q_1 ... Q_k``.
+
 Taught in book/02_reduced/04d_composite_spline_joints.
 """
 
@@ -124,6 +137,68 @@ class Composite(Joint):
 
     def _evaluate(self, q, qdot):
         return self._chain(q, qdot, True)
+
+    # --- Part 3: the product rule on Eq. (2.53)-(2.58) -------------------------------------
+    def _dQ_dq(self, q):
+        Qs = [j._Q(q[s]) for j, s in zip(self.joints, self._slices, strict=True)]
+        tails = [None] * len(Qs)  # tails[i] = Q_{i+1} ... Q_k
+        tails[-1] = np.eye(4, dtype=q.dtype)
+        for i in reversed(range(len(Qs) - 1)):
+            tails[i] = Qs[i + 1] @ tails[i + 1]
+        dQ = np.zeros((4, 4, self.ndof), dtype=q.dtype)
+        head = np.eye(4, dtype=q.dtype)  # Q_1 ... Q_{i-1}
+        for i, (j, s) in enumerate(zip(self.joints, self._slices, strict=True)):
+            dQ[:, :, s] = np.einsum("ab,bck,cd->adk", head, j._dQ_dq(q[s]), tails[i])
+            head = head @ Qs[i]
+        return dQ
+
+    def _hessian(self, q):
+        """``S``, the tail adjoints ``Ad(P_i^-1)`` per sub-joint and the Hessian ``dS/dq`` (6, n, n)."""
+        Qs = [j._Q(q[s]) for j, s in zip(self.joints, self._slices, strict=True)]
+        A = [None] * len(Qs)
+        A[-1] = np.eye(6, dtype=q.dtype)
+        for i in reversed(range(len(Qs) - 1)):
+            A[i] = A[i + 1] @ adjoint_unchecked(inv_se3_unchecked(Qs[i + 1]))
+        S = np.concatenate([A[i] @ j._S(q[s]) for i, (j, s) in enumerate(zip(self.joints, self._slices,
+                                                                                  strict=True))], axis=1)
+        H = np.zeros((6, self.ndof, self.ndof), dtype=S.dtype)
+        for i, (j, s) in enumerate(zip(self.joints, self._slices, strict=True)):
+            H[:, s, s] = np.einsum("ab,bjk->ajk", A[i], j._dS_dq(q[s]))  # the sub-joint's own Hessian
+            later = slice(s.stop, self.ndof)
+            if s.stop < self.ndof:  # Ad(P_i^-1) turns with each later column: -ad(S_m) S_j
+                H[:, s, later] = -np.einsum("mab,bj->ajm", ad_unchecked(S[:, later].T), S[:, s])
+        return S, A, H
+
+    def _dS_dq(self, q):
+        return self._hessian(q)[2]
+
+    def _dSdot_dq(self, q, qdot):
+        S, A, H = self._hessian(q)
+        n = self.ndof
+        G = np.zeros((6, n, n), dtype=np.result_type(S, qdot))
+        for i, (j, s) in enumerate(zip(self.joints, self._slices, strict=True)):
+            later = slice(s.stop, n)
+            ad_phi = ad_unchecked(S[:, later] @ qdot[later])  # the tail's twist phi_i (Eq. 2.56)
+            # own coordinates: Sdot_j = Ad(P_i^-1) Sdot_j' - ad(phi_i) S_j, phi_i not depending on them
+            G[:, s, s] = (np.einsum("ab,bjk->ajk", A[i], j._dSdot_dq(q[s], qdot[s]))
+                          - np.einsum("ab,bjk->ajk", ad_phi, H[:, s, s]))
+            if s.stop == n:
+                continue
+            # later coordinates m: Ad(P_i^-1) gives -ad(S_m), phi_i gives dphi_i/dq_m, S_j gives -ad(S_m) S_j
+            own_rate = A[i] @ j._Sdot(q[s], qdot[s])  # Ad(P_i^-1) Sdot_i'
+            ad_later = ad_unchecked(S[:, later].T)  # (m, 6, 6)
+            dphi = np.einsum("alm,l->ma", H[:, later, later], qdot[later])  # row m: dphi_i/dq_m
+            G[:, s, later] = (-np.einsum("mab,bj->ajm", ad_later, own_rate)
+                              - np.einsum("mab,bj->ajm", ad_unchecked(dphi), S[:, s])
+                              + np.einsum("ab,mbc,cj->ajm", ad_phi, ad_later, S[:, s]))
+        return G
+
+    def _singularity(self, q):
+        for i, (j, s) in enumerate(zip(self.joints, self._slices, strict=True)):
+            reason = j._singularity(q[s])
+            if reason:
+                return f"its sub-joint {i} ({j.kind}): {reason}"
+        return None
 
     # --- singular charts: each sub-joint handles its own ----------------------------------
     def reparameterize(self, q, qdot):

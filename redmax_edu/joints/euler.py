@@ -13,14 +13,19 @@ Every chart is singular somewhere: ``det S = -sin q2`` for proper Euler charts a
 chart when ``|det S|`` falls below :data:`SWITCH_DET` and moves to the chart that is farthest
 from singular at the current rotation.
 
+Part 3 (§3.2.5-3.2.6): the same generator differentiates R, S and Sdot once more in each
+angle (``dR/dq``, the joint Hessian ``dS/dq`` and ``dSdot/dq``, Eq. 3.24-3.27); the derivative
+methods refuse a chart at its singularity (``|det S| < SINGULAR_DET``, see
+:mod:`redmax_edu.joints.base`). The universal joint's derivatives are Eq. (3.29)-(3.30).
+
 Taught in book/02_reduced/04b_euler_joints.
 """
 
 import numpy as np
 
 from .._validate import as_rotation
-from ._euler_generated import CHARTS
-from .base import Joint
+from ._euler_generated import CHARTS, DERIVATIVES
+from .base import SINGULAR_DET, Joint
 
 __all__ = ["SphericalEuler", "Universal", "CHART_NAMES", "SWITCH_DET", "euler_rotation",
            "euler_angles", "best_chart"]
@@ -191,6 +196,7 @@ class SphericalEuler(Joint):
     def __init__(self, chart="XYZ", where="spherical_euler joint"):
         self.chart = _check_chart(chart, where)
         self._R, self._Stop, self._Sdot_top, self._det = CHARTS[self.chart]
+        self._dR, self._dStop, self._dSdot_top = DERIVATIVES[self.chart]
 
     def _Q(self, q):
         Q = np.eye(4, dtype=q.dtype)
@@ -216,6 +222,29 @@ class SphericalEuler(Joint):
         Sd = np.zeros((6, 3), dtype=np.result_type(q, qdot))
         Sd[:3] = self._Sdot_top(s, c, qdot)
         return Q, S, Sd
+
+    # --- Part 3: Eq. (3.24)-(3.27), generated ----------------------------------------------
+    def _dQ_dq(self, q):
+        dQ = np.zeros((4, 4, 3), dtype=q.dtype)
+        dQ[:3, :3] = self._dR(np.sin(q), np.cos(q))  # Eq. (3.24)
+        return dQ
+
+    def _dS_dq(self, q):
+        H = np.zeros((6, 3, 3), dtype=q.dtype)
+        H[:3] = self._dStop(np.sin(q), np.cos(q))  # Eq. (3.27); the bottom rows stay zero
+        return H
+
+    def _dSdot_dq(self, q, qdot):
+        G = np.zeros((6, 3, 3), dtype=np.result_type(q, qdot))
+        G[:3] = self._dSdot_top(np.sin(q), np.cos(q), qdot)  # Eq. (3.27)
+        return G
+
+    def _singularity(self, q):
+        det = self._det(np.sin(q.real), np.cos(q.real))
+        if abs(det) < SINGULAR_DET:
+            at = np.round(q.real, 6).tolist()
+            return f"chart {self.chart} is in gimbal lock at q = {at} (det S = {float(det):.2g})"
+        return None
 
     def det_S(self, q):
         """``det`` of the top 3x3 block of S (Table 3): ``-sin q2`` or ``+-cos q2``."""
@@ -300,3 +329,23 @@ class Universal(Joint):
         Sd = np.zeros((6, 2), dtype=np.result_type(q, qdot))
         Sd[0, 0], Sd[2, 0] = -np.sin(q[1]) * qdot[1], np.cos(q[1]) * qdot[1]  # Eq. (2.44)
         return Sd
+
+    # --- Part 3: Eq. (3.29)-(3.30) -------------------------------------------------------
+    def _dQ_dq(self, q):
+        s1, s2, c1, c2 = np.sin(q[0]), np.sin(q[1]), np.cos(q[0]), np.cos(q[1])
+        dQ = np.zeros((4, 4, 2), dtype=q.dtype)
+        dQ[:3, :3, 0] = [[0.0, 0.0, 0.0], [c1 * s2, -s1, -c1 * c2], [s1 * s2, c1, -s1 * c2]]
+        dQ[:3, :3, 1] = [[-s2, 0.0, c2], [s1 * c2, 0.0, s1 * s2], [-c1 * c2, 0.0, -c1 * s2]]
+        return dQ
+
+    def _dS_dq(self, q):
+        # only column 1 depends on q, and only on q2; column 2 (the y axis) is constant. The
+        # writeup's Eq. (3.30) prints a 1 in that column of dS/dq2, which belongs to S itself.
+        H = np.zeros((6, 2, 2), dtype=q.dtype)
+        H[0, 0, 1], H[2, 0, 1] = -np.sin(q[1]), np.cos(q[1])
+        return H
+
+    def _dSdot_dq(self, q, qdot):
+        G = np.zeros((6, 2, 2), dtype=np.result_type(q, qdot))
+        G[0, 0, 1], G[2, 0, 1] = -np.cos(q[1]) * qdot[1], -np.sin(q[1]) * qdot[1]  # Eq. (3.30)
+        return G

@@ -17,6 +17,17 @@ Near ``t = 0`` the four coefficients come from their Taylor series (the limit of
 ``q = 0`` is ``S = I``); elsewhere from the closed forms, which lose no accuracy to cancellation
 once ``t`` exceeds ``_SERIES_BELOW``.
 
+Part 3 (§3.2.7) differentiates S once more. Along a direction u, with ``V = [v]``,
+
+    dS/dq_k = -a [e_k] + b ([e_k][q] + [q][e_k]) + 2 q_k (-a' [q] + b' [q]^2),
+
+the Sdot formula with qdot = e_k, and the derivative of Sdot at fixed qdot needs the second
+derivatives ``a''(s)``, ``b''(s)`` (:func:`exp_second_derivatives`, series below
+``_SERIES2_BELOW``). These closed forms replace the writeup's route through ``dR/dq_k``
+(Eq. 3.32-3.38), which divides by ``q.q`` and so is singular at the rest pose q = 0, where
+simulations usually start. The derivative methods refuse ``|q|`` at a nonzero multiple of
+2 pi, where ``det S = 2 a`` vanishes.
+
 Taught in book/02_reduced/04c_exponential_joints.
 """
 
@@ -25,9 +36,9 @@ import math
 import numpy as np
 
 from ..lie import exp_so3, hat_unchecked
-from .base import Joint
+from .base import _GENERATORS, SINGULAR_DET, Joint
 
-__all__ = ["SphericalExp", "REPARAM_ANGLE", "MAX_ANGLE", "exp_coefficients"]
+__all__ = ["SphericalExp", "REPARAM_ANGLE", "MAX_ANGLE", "exp_coefficients", "exp_second_derivatives"]
 
 #: Exponential coordinates are shortened when ``|q|`` exceeds this angle (1.5 pi, as in the
 #: reference RedMax code): ``q <- (1 - 2 pi/|q|) q`` gives the same rotation with
@@ -44,29 +55,34 @@ MAX_ANGLE = 1e6
 # about eps/t^4 and eps/t^2 of absolute accuracy to cancellation: 3e-15 at t = 0.5. Nine
 # terms of the series reach 1e-19 there.
 _SERIES_BELOW = 0.5
+# The second derivatives a''(s), b''(s) lose about 90 eps/t^6 of relative accuracy in closed
+# form (1e-14 at t = 1, 2e-15 at 1.5); below 1.5 their series, with 13 terms, stays under 1e-21.
+_SERIES2_BELOW = 1.5
 _EYE3 = np.eye(3)
 _EYE3.setflags(write=False)
 _TERMS = 9
+_TERMS2 = 13
 
 
-def _series_terms(offset, derivative):
-    """The ``(coefficient, power)`` pairs of ``sum_k (-1)^k s^k/(2k + offset)!`` or of its derivative in s."""
+def _series_terms(offset, order, count):
+    """The ``(coefficient, power)`` pairs of the ``order``-th derivative in s of
+    ``sum_k (-1)^k s^k/(2k + offset)!``, k < count."""
     terms = []
-    for k in range(int(derivative), _TERMS):
-        coef = (-1) ** k / math.factorial(2 * k + offset)
-        terms.append((coef * k, k - 1) if derivative else (coef, k))
+    for k in range(order, count):
+        coef = (-1) ** k / math.factorial(2 * k + offset) * math.perm(k, order)  # k (k-1) ... (k-order+1)
+        terms.append((coef, k - order))
     return tuple(terms)
 
 
-#: The terms of the four series of :func:`exp_coefficients`, computed once.
-_SERIES_TERMS = {(offset, derivative): _series_terms(offset, derivative)
-                 for offset in (2, 3) for derivative in (False, True)}
+#: The terms of the six series of :func:`exp_coefficients` and :func:`exp_second_derivatives`.
+_SERIES_TERMS = {(offset, order): _series_terms(offset, order, _TERMS2 if order == 2 else _TERMS)
+                 for offset in (2, 3) for order in (0, 1, 2)}
 
 
-def _series(s, offset, derivative):
-    """``sum_k (-1)^k s^k/(2k + offset)!`` (derivative=False) or its derivative in s."""
+def _series(s, offset, order):
+    """``sum_k (-1)^k s^k/(2k + offset)!`` (order 0) or its derivative of that order in s."""
     total = 0.0 * s
-    for coef, power in _SERIES_TERMS[offset, derivative]:
+    for coef, power in _SERIES_TERMS[offset, order]:
         total = total + coef * s**power
     return total
 
@@ -97,7 +113,7 @@ def exp_coefficients(s):
     if isinstance(s, np.generic):
         s = s.item()  # a Python scalar: the dozens of scalar operations of the series run faster
     if abs(s.real if hasattr(s, "real") else s) < _SERIES_BELOW**2:
-        return _series(s, 2, False), _series(s, 3, False), _series(s, 2, True), _series(s, 3, True)
+        return _series(s, 2, 0), _series(s, 3, 0), _series(s, 2, 1), _series(s, 3, 1)
     t = np.sqrt(s)
     sn, cs = np.sin(t), np.cos(t)
     a = (1 - cs) / s
@@ -105,6 +121,39 @@ def exp_coefficients(s):
     da = (t * sn - 2 * (1 - cs)) / (2 * s * s)  # d/ds of (1 - cos t)/t^2
     db = (t * (1 - cs) - 3 * (t - sn)) / (2 * s * s * t)  # d/ds of (t - sin t)/t^3
     return a, b, da, db
+
+
+def exp_second_derivatives(s):
+    """``a''(s), b''(s)``: the second derivatives in ``s = |q|^2`` of the coefficients of ``J_r``.
+
+    ``a'' = (t^2 cos t - 5 t sin t + 8 (1 - cos t)) / (4 s^3)`` and
+    ``b'' = (t^2 sin t + 7 t cos t + 8 t - 15 sin t) / (4 s^3 t)`` with ``t = sqrt(s)``; below
+    ``t = 1.5`` their series ``a'' = 1/360 - s/6720 + ...``, ``b'' = 1/2520 - s/60480 + ...``.
+    They enter ``dSdot/dq`` of exponential coordinates (§3.2.7). Complex ``s`` is accepted.
+
+    Parameters
+    ----------
+    s : float or complex
+        ``q . q`` (no conjugation).
+
+    Returns
+    -------
+    tuple of 2 scalars
+
+    Examples
+    --------
+    >>> [round(float(x) * 2520, 12) for x in exp_second_derivatives(0.0)]
+    [7.0, 1.0]
+    """
+    if isinstance(s, np.generic):
+        s = s.item()
+    if abs(s.real if hasattr(s, "real") else s) < _SERIES2_BELOW**2:
+        return _series(s, 2, 2), _series(s, 3, 2)
+    t = np.sqrt(s)
+    sn, cs = np.sin(t), np.cos(t)
+    dda = (s * cs - 5 * t * sn + 8 * (1 - cs)) / (4 * s**3)
+    ddb = (s * sn + 7 * t * cs + 8 * t - 15 * sn) / (4 * s**3 * t)
+    return dda, ddb
 
 
 class SphericalExp(Joint):
@@ -156,6 +205,40 @@ class SphericalExp(Joint):
         Sd = np.zeros((6, 3), dtype=np.result_type(q, qdot))
         Sd[:3] = -a * Kd + b * (Kd @ K + K @ Kd) + sdot * (-da * K + db * K2)
         return Q, S, Sd
+
+    # --- Part 3: §3.2.7 in closed form ---------------------------------------------------
+    def _dS_dq(self, q):
+        a, b, da, db = exp_coefficients(q @ q)
+        K = hat_unchecked(q)
+        EK, KE = np.einsum("abk,bc->ack", _GENERATORS, K), np.einsum("ab,bck->ack", K, _GENERATORS)
+        H = np.zeros((6, 3, 3), dtype=q.dtype)
+        # [:, j, k]: column j of -a [e_k] + b ([e_k][q] + [q][e_k]) + 2 q_k (-a' [q] + b' [q]^2)
+        H[:3] = -a * _GENERATORS + b * (EK + KE) + 2 * (-da * K + db * (K @ K))[:, :, None] * q
+        return H
+
+    def _dSdot_dq(self, q, qdot):
+        s, qv = q @ q, q @ qdot
+        a, b, da, db = exp_coefficients(s)
+        dda, ddb = exp_second_derivatives(s)
+        K, V = hat_unchecked(q), hat_unchecked(qdot)
+        K2 = K @ K
+        EK, KE = np.einsum("abk,bc->ack", _GENERATORS, K), np.einsum("ab,bck->ack", K, _GENERATORS)
+        EV, VE = np.einsum("abk,bc->ack", _GENERATORS, V), np.einsum("ab,bck->ack", V, _GENERATORS)
+        # d/dq_k of Sdot = -a V + b (VK + KV) + 2 (q.qdot) (-a' K + b' K^2), term by term:
+        along_q = -2 * da * V + 2 * db * (V @ K + K @ V) + 4 * qv * (-dda * K + ddb * K2)  # times q_k
+        along_qdot = 2 * (-da * K + db * K2)  # times qdot_k, from d(q.qdot)/dq_k
+        G = np.zeros((6, 3, 3), dtype=np.result_type(q, qdot))
+        G[:3] = (along_q[:, :, None] * q + along_qdot[:, :, None] * qdot + b * (VE + EV)
+                 + 2 * qv * (-da * _GENERATORS + db * (EK + KE)))
+        return G
+
+    def _singularity(self, q):
+        qr = q.real
+        det = 2 * exp_coefficients(qr @ qr)[0]  # det J_r = 2 (1 - cos t)/t^2
+        if det < SINGULAR_DET:
+            return (f"|q| = {np.linalg.norm(qr):.6f} is a nonzero multiple of 2 pi, where every axis gives "
+                    f"the same rotation (det S = {float(det):.2g})")
+        return None
 
     def reparameterize(self, q, qdot):
         """Shorten ``q`` past ``REPARAM_ANGLE``: ``q <- (1 - 2 pi/|q|) q``, keeping R and ``S qdot``.

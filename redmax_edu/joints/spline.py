@@ -18,6 +18,16 @@ and differentiating ``Ad(Q_i^-1) = exp(-w_i ad(xi_i))`` gives the Hessian update
 ``B~'_i`` is what the chain rule gives, as in Alg. 4, line 16, and what the unit tests confirm
 against finite differences.) ``Sdot = sum_l dS/dq_l qdot_l``.
 
+Part 3 (§3.2) needs ``dSdot/dq = sum_l d2S/(dq_l dq_m) qdot_l``, one derivative more: writing
+``Y_jl = dS_j/dq_l + ad(S_j) xi_i dw_i/dq_l`` for the bracket of the Hessian update,
+
+    d2S_j/dq_l dq_m <- Ad(Q_i^-1) (d2S_j/dq_l dq_m + ad(dS_j/dq_m) xi_i dw_l
+                                   + ad(S_j) xi_i d2w_i/dq_l dq_m + ad(Y_jl) xi_i dw_m) + xi_i d3w_i,
+
+which needs the third derivatives of the spline weights. A cubic B-spline is C^2 across its
+knots, so this third derivative, and with it ``dSdot/dq`` of the spline curve, jumps there:
+at a knot the joint returns the derivative from the right (the segment that starts there).
+
 Taught in book/02_reduced/04d_composite_spline_joints.
 """
 
@@ -46,6 +56,10 @@ def _powers(u):
     return (np.array([one, u, u * u, u * u * u]),
             np.array([zero, one, 2 * u, 3 * u * u]),
             np.array([zero, zero, 2 * one, 6 * u]))
+
+
+#: The third derivative of ``(1, u, u^2, u^3)``: constant, so the cubic's third derivative is too.
+_THIRD_POWERS = np.array([0.0, 0.0, 0.0, 6.0])
 
 
 def bspline_weights(u):
@@ -95,8 +109,8 @@ def cumulative_basis(u):
     return _CUMULATIVE @ p, _CUMULATIVE @ dp, _CUMULATIVE @ ddp
 
 
-def product_of_exponentials(Q0, twists, w, dw, ddw):
-    """``Q = Q0 prod_i exp([xi_i] w_i)``, its ``S`` and ``dS/dq`` (Alg. 3 and Alg. 4).
+def product_of_exponentials(Q0, twists, w, dw, ddw, dddw=None):
+    """``Q = Q0 prod_i exp([xi_i] w_i)``, its ``S`` and ``dS/dq`` (Alg. 3 and Alg. 4), and ``d2S/dq2``.
 
     Parameters
     ----------
@@ -110,6 +124,8 @@ def product_of_exponentials(Q0, twists, w, dw, ddw):
         ``dw_i/dq_j``.
     ddw : ndarray, shape (m, n, n)
         ``d2 w_i / dq_j dq_l``.
+    dddw : ndarray, shape (m, n, n, n), optional
+        ``d3 w_i / dq_j dq_l dq_k``; when given, the second derivative of S is returned too.
 
     Returns
     -------
@@ -118,6 +134,8 @@ def product_of_exponentials(Q0, twists, w, dw, ddw):
         ``[S_j] = Q^-1 dQ/dq_j``.
     dS : ndarray, shape (6, n, n)
         ``dS[:, j, l] = dS_j/dq_l`` (derivative index last).
+    ddS : ndarray, shape (6, n, n, n)
+        Only when ``dddw`` is given: ``ddS[:, j, l, k] = d2S_j/dq_l dq_k``.
 
     Examples
     --------
@@ -131,20 +149,29 @@ def product_of_exponentials(Q0, twists, w, dw, ddw):
     Taught in book/02_reduced/04d_composite_spline_joints.
     """
     n = dw.shape[1]
-    dtype = np.result_type(Q0, w, dw, ddw)
+    third = dddw is not None
+    dtype = np.result_type(Q0, w, dw, ddw, *(() if dddw is None else (dddw,)))
     Q = np.array(Q0, dtype=dtype)
     S = np.zeros((6, n), dtype=dtype)
     dS = np.zeros((6, n, n), dtype=dtype)
-    for xi, wi, dwi, ddwi in zip(twists, w, dw, ddw, strict=True):
+    ddS = np.zeros((6, n, n, n), dtype=dtype) if third else None
+    for i, (xi, wi, dwi, ddwi) in enumerate(zip(twists, w, dw, ddw, strict=True)):
         Qi = exp_se3(xi * wi)  # Alg. 3 line 5, Alg. 4 line 9
         Q = Q @ Qi
         A = adjoint_unchecked(inv_se3_unchecked(Qi))
         # Alg. 4 line 16: dS_j/dq_l <- Ad (dS_j/dq_l + ad(S_j) xi dw_l) + xi ddw_jl
         bracket = np.einsum("jab,b->aj", ad_unchecked(S.T), xi)  # column j: ad(S_j) xi
-        dS = np.einsum("ab,bjl->ajl", A, dS + bracket[:, :, None] * dwi[None, None, :])
-        dS = dS + xi[:, None, None] * ddwi[None, :, :]
+        Y = dS + bracket[:, :, None] * dwi[None, None, :]
+        if third:  # the module docstring's update of d2S/dq2, from the old S, dS and Y
+            adH = np.einsum("jmab,b->ajm", ad_unchecked(np.moveaxis(dS, 0, -1)), xi)  # ad(dS_j/dq_m) xi
+            adY = np.einsum("jlab,b->ajl", ad_unchecked(np.moveaxis(Y, 0, -1)), xi)  # ad(Y_jl) xi
+            inner = (ddS + adH[:, :, None, :] * dwi[None, None, :, None]
+                     + bracket[:, :, None, None] * ddwi[None, None, :, :]
+                     + adY[:, :, :, None] * dwi[None, None, None, :])
+            ddS = np.einsum("ab,bjlm->ajlm", A, inner) + xi[:, None, None, None] * dddw[i][None]
+        dS = np.einsum("ab,bjl->ajl", A, Y) + xi[:, None, None] * ddwi[None, :, :]
         S = A @ S + np.outer(xi, dwi)  # Alg. 3 line 9, Alg. 4 line 14
-    return Q, S, dS
+    return (Q, S, dS, ddS) if third else (Q, S, dS)
 
 
 class SplineCurve(Joint):
@@ -158,6 +185,8 @@ class SplineCurve(Joint):
 
     At ``u = 0`` this is the B-spline blend of ``C_{k+1}, C_{k+2}, C_{k+3}`` with weights
     (1, 4, 1)/6 in the log sense; the frame is C^2 in q across knots and periodic with period n.
+    So S is C^1 and the Hessian ``dS/dq`` C^0 there, while ``dSdot/dq`` (a third derivative
+    of the weights) jumps at a knot: there ``dSdot_dq`` is the derivative from the right.
 
     Parameters
     ----------
@@ -211,12 +240,15 @@ class SplineCurve(Joint):
         k = min(int(np.floor(x.real)), n - 1)  # round-off can put x at n
         return k, x - k
 
-    def _factors(self, q):
+    def _factors(self, q, third=False):
         k, u = self._local(q)
         n = len(self.control_frames)
         bt, dbt, ddbt = cumulative_basis(u)
         twists = self._dC[[(k + i) % n for i in (1, 2, 3)]]  # dC_{k+2..k+4}, 1-based
-        return self.control_frames[k], twists, bt[1:], dbt[1:, None], ddbt[1:, None, None]
+        factors = (self.control_frames[k], twists, bt[1:], dbt[1:, None], ddbt[1:, None, None])
+        if third:  # d3 B~/du3 = _CUMULATIVE @ (0, 0, 0, 6), the same on the whole segment
+            return factors + ((_CUMULATIVE @ _THIRD_POWERS)[1:, None, None, None] + 0.0 * u,)
+        return factors
 
     def _Q(self, q):
         Q0, twists, w, _, _ = self._factors(q)
@@ -234,6 +266,13 @@ class SplineCurve(Joint):
     def _evaluate(self, q, qdot):
         Q, S, dS = product_of_exponentials(*self._factors(q))
         return Q, S, dS[:, :, 0] * qdot[0]
+
+    # --- Part 3: the Hessian of Alg. 3 and its derivative ----------------------------------
+    def _dS_dq(self, q):
+        return product_of_exponentials(*self._factors(q))[2]
+
+    def _dSdot_dq(self, q, qdot):
+        return product_of_exponentials(*self._factors(q, third=True))[3][:, :, 0, :] * qdot[0]
 
     def spec(self):
         return {"type": self.kind, "control_frames": self.control_frames}
@@ -292,7 +331,7 @@ class SplineSurface(Joint):
                                          (4, 4, 6), where)
         self._C = np.moveaxis(self.control_values, 2, 0)  # C_k, shape (6, 4, 4)
 
-    def _factors(self, q):
+    def _factors(self, q, third=False):
         b1, db1, ddb1 = bspline_weights(q[0])
         b2, db2, ddb2 = bspline_weights(q[1])
         C = self._C
@@ -304,7 +343,17 @@ class SplineSurface(Joint):
         ddw[:, 0, 0] = np.einsum("a,kab,b->k", b2, C, ddb1)
         ddw[:, 1, 1] = np.einsum("a,kab,b->k", ddb2, C, b1)
         ddw[:, 0, 1] = ddw[:, 1, 0] = d12
-        return np.eye(4), _SURFACE_TWISTS, f, dw, ddw
+        factors = (np.eye(4), _SURFACE_TWISTS, f, dw, ddw)
+        if not third:
+            return factors
+        # d3 f / dq_j dq_l dq_m: the derivative order in q1 is the count of zeros among (j, l, m)
+        d1 = (b1, db1, ddb1, BSPLINE_BASIS @ _THIRD_POWERS + 0.0 * q[0])
+        d2 = (b2, db2, ddb2, BSPLINE_BASIS @ _THIRD_POWERS + 0.0 * q[1])
+        dddw = np.empty((6, 2, 2, 2), dtype=dw.dtype)
+        for index in np.ndindex(2, 2, 2):
+            n2 = sum(index)
+            dddw[(slice(None),) + index] = np.einsum("a,kab,b->k", d2[n2], C, d1[3 - n2])
+        return factors + (dddw,)
 
     def _Q(self, q):
         return self._evaluate(q, np.zeros(2))[0]
@@ -318,6 +367,14 @@ class SplineSurface(Joint):
     def _evaluate(self, q, qdot):
         Q, S, dS = product_of_exponentials(*self._factors(q))  # Alg. 4
         return Q, S, dS @ qdot
+
+    # --- Part 3: the Hessian of Alg. 4 and its derivative ----------------------------------
+    def _dS_dq(self, q):
+        return product_of_exponentials(*self._factors(q))[2]
+
+    def _dSdot_dq(self, q, qdot):
+        ddS = product_of_exponentials(*self._factors(q, third=True))[3]
+        return np.einsum("ajlm,l->ajm", ddS, qdot)
 
     def spec(self):
         return {"type": self.kind, "control_values": self.control_values}

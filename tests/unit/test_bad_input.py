@@ -200,6 +200,24 @@ def test_joint_Q_S_Sdot_refuse_or_stay_finite(joint):
     check()
 
 
+@pytest.mark.parametrize("joint", JOINTS, ids=[j.kind for j in JOINTS])
+def test_joint_derivatives_refuse_or_stay_finite(joint):
+    """§3.2: the six derivative methods, with malformed q or qdot (a chart's singularity included)."""
+    n = joint.ndof
+    ok = np.full(n, 0.7)
+
+    @SETTINGS
+    @given(bad_array((n,)))
+    def check(x):
+        for name in ("dQ_dq", "dA_dq", "dS_dq"):
+            ends_well("joints", lambda name=name: getattr(joint, name)(x), "argument 'q")
+        for name in ("dSdot_dq", "dSdot_dqdot", "dAdot_dq"):
+            ends_well("joints", lambda name=name: getattr(joint, name)(x, ok), "argument 'q")
+            ends_well("joints", lambda name=name: getattr(joint, name)(ok, x), "argument 'qdot")
+
+    check()
+
+
 @SETTINGS
 @given(st.floats(0, 1e99), st.floats(-1e3, 1e3))
 def test_exponential_reparameterize_never_hangs(norm, rate):
