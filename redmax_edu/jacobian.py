@@ -6,19 +6,24 @@ one forward sweep: the diagonal block is ``Ad(E_i_j) S_i`` and every block to it
 parent's block premultiplied by ``Ad(E_i_p)`` (Eq. 2.14). Algorithm 2 differentiates the same
 sweep in time (Eq. 2.16-2.18) to get ``Jdot_mr``, which the quadratic velocity vector of the
 RedMax equations needs (Eq. 2.19). Algorithms 5 and 6 (§2.10) multiply by ``J_mr``,
-``Jdot_mr`` and ``J_mr^T`` in O(n) without forming them.
+``Jdot_mr`` and ``J_mr^T`` in O(n) without forming them. Algorithm 11 (§3.1) differentiates
+both in q, ``dJ/dq`` and ``dJdot/dq`` (derivative index last), for Part 3.
 
 Taught in book/02_reduced/02_jacobian and 10_jacobian_products.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ._validate import as_columns
-from .kinematics import _tree, forward_kinematics, joint_twist_adjoints
-from .lie import ad_unchecked
+from .kinematics import _forward_kinematics, _tree, forward_kinematics, joint_twist_adjoints
+from .lie import ad_unchecked, adjoint_unchecked, inv_se3_unchecked
+from .model import check_model
 
 __all__ = ["jacobian", "jacobian_and_derivative", "fill_jacobian", "jacobian_product",
-           "jacobian_transpose_product"]
+           "jacobian_transpose_product", "JacobianDerivatives", "fill_jacobian_derivatives",
+           "jacobian_dq", "jacobian_derivatives"]
 
 
 def _parent_adjoint_rates(model, kin):
@@ -56,9 +61,9 @@ def fill_jacobian(model, kin, with_derivative=False):
     n, nq = model.n, model.nq
     tree, A_ip = _tree(model), kin.A_ip
     A_ij = tree.A_ij
-    J = np.zeros((n, 6, nq))
+    J = np.zeros((n, 6, nq), A_ip.dtype)                       # complex under the complex step
     if with_derivative:
-        Jdot = np.zeros((n, 6, nq))
+        Jdot = np.zeros((n, 6, nq), A_ip.dtype)
         if tree.has_parents:  # (a model of roots alone has no Ad(E_i_p) in J)
             A_ip_dot = _parent_adjoint_rates(model, kin)          # Eq. (2.18), all bodies at once
     for i, p in enumerate(model.parents):
@@ -234,3 +239,197 @@ def jacobian_transpose_product(model, kin, y):
         if p >= 0:
             w[p] += A_ip[i].T.dot(w[i])                          # line 6: alpha_i, handed to the parent
     return x
+
+
+# --- Algorithm 11 (§3.1): dJ/dq and dJdot/dq -------------------------------------------------
+@dataclass(frozen=True)
+class JacobianDerivatives:
+    """``J_mr``, ``Jdot_mr`` and their derivatives in q from one sweep of Algorithm 11.
+
+    Attributes
+    ----------
+    J : ndarray, shape (6n, nq)
+    dJ_dq : ndarray, shape (6n, nq, nq)
+        ``dJ_dq[:, :, k] = dJ/dq_k`` (derivative index last).
+    Jdot : ndarray, shape (6n, nq), or None
+    dJdot_dq : ndarray, shape (6n, nq, nq), or None
+        ``dJdot_dq[:, :, k] = dJdot/dq_k`` at fixed qdot. Both None when no qdot was given.
+        (The derivative of ``Jdot`` in qdot needs no array of its own: ``Jdot = sum_k dJ/dq_k
+        qdot_k``, so ``dJdot/dqdot_k = dJ/dq_k``.)
+    """
+
+    J: np.ndarray
+    dJ_dq: np.ndarray
+    Jdot: np.ndarray | None = None
+    dJdot_dq: np.ndarray | None = None
+
+
+def _joint_derivatives(body, q, qdot):
+    """``(dA/dq, dS/dq, dAdot/dq, dSdot/dq)`` of a body's joint (§3.2); the last two None without
+    qdot. A chart at its singularity is refused with the body named."""
+    joint = body.joint
+    try:
+        dA, dS = joint.dA_dq(q), joint.dS_dq(q)
+        if qdot is None:
+            return dA, dS, None, None
+        return dA, dS, joint.dAdot_dq(q, qdot), joint.dSdot_dq(q, qdot)
+    except ValueError as err:
+        raise ValueError(f"body {body.name!r}: {err}") from None
+
+
+def fill_jacobian_derivatives(model, kin, q, qdot=None):
+    """Algorithm 11 from a forward sweep ``kin`` at ``q`` (and ``qdot``): a :class:`JacobianDerivatives`.
+
+    ``J`` and ``Jdot`` come from :func:`fill_jacobian` (Alg. 1-2); this adds their derivatives
+    in q, body by body from the root, with the product rule on Eq. (2.14) and (2.16)-(2.17):
+
+    * diagonal block, ``J_ii = Ad(E_i_j) S_i``: ``dJ_ii/dq_i = Ad(E_i_j) dS_i/dq_i`` (Alg. 11,
+      line 5; Eq. 3.10) and ``dJdot_ii/dq_i = Ad(E_i_j) dSdot_i/dq_i`` (line 6);
+    * block of an ancestor joint a, ``J_ia = Ad(E_i_p) J_pa``: in the coordinates of joint i
+      only ``Ad(E_i_p)`` moves, ``dJ_ia/dq_i = dAd(E_i_p)/dq_i J_pa`` (line 13), and
+      ``dJdot_ia/dq_i = dAd(E_i_p)/dq_i Jdot_pa + dAdot(E_i_p)/dq_i J_pa`` (line 14); in the
+      coordinates k of the ancestors only ``J_pa`` does, ``dJ_ia/dq_k = Ad(E_i_p) dJ_pa/dq_k``
+      (line 18) and ``dJdot_ia/dq_k = Ad(E_i_p) dJdot_pa/dq_k + Adot(E_i_p) dJ_pa/dq_k`` (line 19).
+
+    The parent adjoint is ``Ad(E_i_p) = Ad(E_i_j) A(q_i)^-1 Ad(E_jbar_p)`` with the joint's
+    ``A = Ad(Q(q_i))`` between two constants (Eq. 3.6), so its derivatives follow from the
+    joint's ``dA/dq`` and ``dAdot/dq`` (§3.2) by the derivative of an inverse:
+
+        dAd(E_i_p)/dq_k   = -Ad(E_i_j) A^-1 dA_k A^-1 Ad(E_jbar_p)                        (3.7)
+        Adot(E_i_p)       = -Ad(E_i_j) A^-1 Adot A^-1 Ad(E_jbar_p)                        (3.13)
+        dAdot(E_i_p)/dq_k = -Ad(E_i_j) A^-1 (dAdot_k - dA_k A^-1 Adot - Adot A^-1 dA_k)
+                            A^-1 Ad(E_jbar_p)                                             (3.14)
+
+    The loops of lines 11-22 over the ancestors are array products here: ``J_p`` and
+    ``dJ_p/dq`` vanish outside the columns (and slices) of body p's ancestors, so multiplying
+    the whole of them adds only zeros where the algorithm skips.
+
+    With deformables the node coordinates do not enter ``J_mr`` (their columns are zero), so
+    neither do they enter its derivatives: the arrays have ``nq`` columns and slices, zero there.
+
+    Parameters
+    ----------
+    model : Model
+    kin : Kinematics
+        A forward sweep of ``model`` at ``q`` (:func:`redmax_edu.kinematics.forward_kinematics`);
+        with ``qdot`` it must carry the twists (made with the same ``qdot``).
+    q, qdot : ndarray, shape (nq,)
+        The state of the sweep, checked (``qdot`` optional: then only ``dJ/dq``).
+
+    Returns
+    -------
+    JacobianDerivatives
+
+    Raises
+    ------
+    ValueError
+        If a joint sits at a singularity of its chart (the body is named), where its
+        derivatives are not defined numerically (:data:`redmax_edu.joints.base.SINGULAR_DET`).
+
+    Taught in book/03_differentiable (§3.1).
+    """
+    n, nq = model.n, model.nq
+    with_rate = qdot is not None
+    if with_rate:
+        J, Jdot = fill_jacobian(model, kin, with_derivative=True)
+        Jdb = Jdot.reshape(n, 6, nq)
+    else:
+        J, Jdot = fill_jacobian(model, kin), None
+    Jb = J.reshape(n, 6, nq)
+    A_ij, A_ip = _tree(model).A_ij, kin.A_ip
+    Q = inv_se3_unchecked(model.T_parent_joint) @ kin.E_pj           # E_pj = T_parent_joint Q(q_i)
+    A_inv = adjoint_unchecked(inv_se3_unchecked(Q))                  # A(q_i)^-1 = Ad(Q^-1)
+    left = -A_ij @ A_inv                                             # -Ad(E_i_j) A^-1
+    right = adjoint_unchecked(model.T_joint_body) @ A_ip             # A^-1 Ad(E_jbar_p) = Ad(E_j_i) Ad(E_i_p)
+    dJ = np.zeros((n, 6, nq, nq))
+    dJd = np.zeros((n, 6, nq, nq)) if with_rate else None
+    for i, (body, p) in enumerate(zip(model.bodies, model.parents, strict=True)):   # line 1
+        s = model.dofs[i]
+        moves = body.joint.ndof > 0
+        if moves:                                                    # line 2: the joint's quantities (§3.2)
+            dA, dS, dAdot, dSdot = _joint_derivatives(body, q[s], None if qdot is None else qdot[s])
+        if p >= 0:
+            dJ[i] = (A_ip[i] @ dJ[p].reshape(6, -1)).reshape(6, nq, nq)                  # line 18
+            if moves:
+                dA_ip = np.einsum("ab,bck,cd->adk", left[i], dA, right[i])                # Eq. (3.7)
+                dJ[i][:, :, s] += np.einsum("abk,bj->ajk", dA_ip, Jb[p])                 # line 13
+            if with_rate:
+                if moves:
+                    A_dot = adjoint_unchecked(Q[i]) @ ad_unchecked(kin.S[i] @ qdot[s])  # Adot = A ad(S qdot)
+                    Adot_ip = left[i] @ A_dot @ right[i]                                 # Eq. (3.13)
+                    inner = (dAdot - np.einsum("abk,bc,cd->adk", dA, A_inv[i], A_dot)
+                             - np.einsum("ab,bc,cdk->adk", A_dot, A_inv[i], dA))
+                    dAdot_ip = np.einsum("ab,bck,cd->adk", left[i], inner, right[i])     # Eq. (3.14)
+                    dJd[i] = (A_ip[i] @ dJd[p].reshape(6, -1)
+                              + Adot_ip @ dJ[p].reshape(6, -1)).reshape(6, nq, nq)       # line 19
+                    dJd[i][:, :, s] += (np.einsum("abk,bj->ajk", dA_ip, Jdb[p])
+                                        + np.einsum("abk,bj->ajk", dAdot_ip, Jb[p]))     # line 14
+                else:                                                # a fixed joint: Adot(E_i_p) = 0
+                    dJd[i] = (A_ip[i] @ dJd[p].reshape(6, -1)).reshape(6, nq, nq)
+        if moves:
+            dJ[i][:, s, s] = np.einsum("ab,bjk->ajk", A_ij[i], dS)                       # line 5
+            if with_rate:
+                dJd[i][:, s, s] = np.einsum("ab,bjk->ajk", A_ij[i], dSdot)               # line 6
+    shape = (6 * n, nq, nq)
+    return JacobianDerivatives(J, dJ.reshape(shape), Jdot, None if dJd is None else dJd.reshape(shape))
+
+
+def jacobian_dq(model, q):
+    """``dJ_mr/dq`` at ``q`` by Algorithm 11, shape (6n, nq, nq): ``[:, :, k] = dJ/dq_k``.
+
+    Examples
+    --------
+    Two hinges about y, each body 1 m below its hinge: turning the upper hinge does not change
+    the Jacobian, turning the lower one moves its first column. Per unit rate of the upper
+    hinge the lower body moves with ``nu = (-1 - cos q2, 0, -sin q2)`` in its own axes (lever
+    arms of 1 m and 2 m), whose derivative at ``q2 = 0`` is ``(0, 0, -1)``.
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0
+    >>> hinge = dict(joint=Revolute([0, 1, 0]), T_joint_body=T, mass=1.0, inertia=0.1 * np.eye(3))
+    >>> arm = Model([Body("upper", -1, T_parent_joint=np.eye(4), **hinge),
+    ...              Body("lower", 0, T_parent_joint=T, **hinge)])
+    >>> dJ = jacobian_dq(arm, [0.3, 0.0])
+    >>> dJ.shape, bool(np.all(dJ[:, :, 0] == 0))
+    ((12, 2, 2), True)
+    >>> dJ[6:, 0, 1] + 0.0    # d/dq2 of the lower body's twist per unit rate of the upper hinge
+    array([ 0.,  0.,  0.,  0.,  0., -1.])
+
+    Taught in book/03_differentiable (§3.1).
+    """
+    q = check_model(model).check_state(q)
+    return fill_jacobian_derivatives(model, _forward_kinematics(model, q), q).dJ_dq
+
+
+def jacobian_derivatives(model, q, qdot):
+    """``J_mr``, ``Jdot_mr``, ``dJ/dq`` and ``dJdot/dq`` at ``(q, qdot)`` by Algorithm 11.
+
+    Parameters
+    ----------
+    model : Model
+    q, qdot : array_like, shape (nq,)
+
+    Returns
+    -------
+    JacobianDerivatives
+        ``J``, ``Jdot`` (6n, nq) and ``dJ_dq``, ``dJdot_dq`` (6n, nq, nq), derivative index last.
+
+    Examples
+    --------
+    ``Jdot`` is ``dJ/dq`` contracted with ``qdot`` (Eq. 2.16 is the chain rule in time):
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> T = np.eye(4); T[2, 3] = -1.0
+    >>> hinge = dict(joint=Revolute([0, 1, 0]), T_joint_body=T, mass=1.0, inertia=0.1 * np.eye(3))
+    >>> arm = Model([Body("upper", -1, T_parent_joint=np.eye(4), **hinge),
+    ...              Body("lower", 0, T_parent_joint=T, **hinge)])
+    >>> d = jacobian_derivatives(arm, [0.3, 0.5], [1.0, 2.0])
+    >>> bool(np.allclose(d.Jdot, d.dJ_dq @ [1.0, 2.0]))
+    True
+
+    Taught in book/03_differentiable (§3.1).
+    """
+    q, qdot = check_model(model).check_state(q, qdot)
+    return fill_jacobian_derivatives(model, _forward_kinematics(model, q, qdot), q, qdot)

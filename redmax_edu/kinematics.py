@@ -126,15 +126,17 @@ def _forward_kinematics(model, q, qdot=None):
     """:func:`forward_kinematics` of a checked state (float arrays of shape (nq,)).
 
     The sweep itself: the public functions check their arguments once and call this, and so
-    do the integrators at every step.
+    do the integrators at every step. Complex ``q`` and ``qdot`` pass through (every joint is
+    analytic in its coordinates), which the complex-step checks of Part 3 use.
     """
     tree = _tree(model)
     v = tree.zeros if qdot is None else qdot
     n = model.n
-    E_pj = np.empty((n, 4, 4))
-    E_wj = np.empty((n, 4, 4))
+    dtype = np.result_type(q, v)                          # complex q for the complex step (checks.py)
+    E_pj = np.empty((n, 4, 4), dtype)
+    E_wj = np.empty((n, 4, 4), dtype)
     S, Sdot = [], []
-    joint_twists = np.empty((n, 6))                       # S_i qdot_i, in joint coordinates
+    joint_twists = np.empty((n, 6), dtype)                # S_i qdot_i, in joint coordinates
     for i, (body, s) in enumerate(zip(model.bodies, model.dofs, strict=True)):
         Q, Si, Sdi = body.joint._evaluate(q[s], v[s])
         E_pj[i] = model.T_parent_joint[i] @ Q

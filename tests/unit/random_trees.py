@@ -7,9 +7,11 @@ axes and a random but physical inertia (positive principal moments that satisfy 
 triangle inequality), so every term of the dynamics is exercised.
 
 ``every_joint_tree(rng)`` puts one body on every joint type of the library (every Euler chart,
-both free-3D orders, composites, splines) in a random branching tree at a random state, and
-``with_springs(rng, model)`` adds every kind of force the dynamics knows (joint springs and
-dampers, body damping, a spring between two bodies).
+both free-3D orders, composites, splines) in a random branching tree at a random state;
+``joint_group_trees(rng)`` spreads the same joints over a few smaller trees (for checks whose
+cost grows with nq^2 or nq^3, the Part 3 derivatives); and ``with_springs(rng, model)`` adds
+every kind of force the dynamics knows (joint springs and dampers, body damping, a spring
+between two bodies).
 """
 
 from dataclasses import replace
@@ -87,6 +89,16 @@ def every_joint_tree(rng, skip=(), away_from_singularities=False, **model_option
         q.append(qi)
         qdot.append(vi)
     return Model(bodies, **model_options), np.concatenate(q), np.concatenate(qdot)
+
+
+def joint_group_trees(rng, groups=5, **options):
+    """``groups`` random trees that together hold one body on every joint type of
+    :func:`every_joint_tree` (joint k of the sorted names goes to tree ``k % groups``), each with
+    a random state away from chart singularities: a list of ``(model, q, qdot)``."""
+    from .test_joints import JOINT_NAMES
+
+    return [every_joint_tree(rng, skip=[name for k, name in enumerate(JOINT_NAMES) if k % groups != g],
+                             away_from_singularities=True, **options) for g in range(groups)]
 
 
 def _spread(S):
