@@ -265,14 +265,10 @@ class JacobianDerivatives:
 
 
 def _joint_derivatives(body, q, qdot):
-    """``(dA/dq, dS/dq, dAdot/dq, dSdot/dq)`` of a body's joint (§3.2); the last two None without
-    qdot. A chart at its singularity is refused with the body named."""
-    joint = body.joint
+    """``(dA/dq, dS/dq, dAdot/dq, dSdot/dq)`` of a body's joint (§3.2, :meth:`Joint.derivatives`);
+    the last two None without qdot. A chart at its singularity is refused with the body named."""
     try:
-        dA, dS = joint.dA_dq(q), joint.dS_dq(q)
-        if qdot is None:
-            return dA, dS, None, None
-        return dA, dS, joint.dAdot_dq(q, qdot), joint.dSdot_dq(q, qdot)
+        return body.joint.derivatives(q, qdot)
     except ValueError as err:
         raise ValueError(f"body {body.name!r}: {err}") from None
 
@@ -293,7 +289,7 @@ def fill_jacobian_derivatives(model, kin, q, qdot=None):
 
     The parent adjoint is ``Ad(E_i_p) = Ad(E_i_j) A(q_i)^-1 Ad(E_jbar_p)`` with the joint's
     ``A = Ad(Q(q_i))`` between two constants (Eq. 3.6), so its derivatives follow from the
-    joint's ``dA/dq`` and ``dAdot/dq`` (§3.2) by the derivative of an inverse:
+    joint's ``dA/dq`` and ``dAdot/dq`` (§3.2) by the derivative of an inverse::
 
         dAd(E_i_p)/dq_k   = -Ad(E_i_j) A^-1 dA_k A^-1 Ad(E_jbar_p)                        (3.7)
         Adot(E_i_p)       = -Ad(E_i_j) A^-1 Adot A^-1 Ad(E_jbar_p)                        (3.13)
@@ -326,7 +322,7 @@ def fill_jacobian_derivatives(model, kin, q, qdot=None):
         If a joint sits at a singularity of its chart (the body is named), where its
         derivatives are not defined numerically (:data:`redmax_edu.joints.base.SINGULAR_DET`).
 
-    Taught in book/03_differentiable (§3.1).
+    Writeup §3.1 (its chapter of the book, 03_differentiable, is not yet written).
     """
     n, nq = model.n, model.nq
     with_rate = qdot is not None
@@ -348,24 +344,22 @@ def fill_jacobian_derivatives(model, kin, q, qdot=None):
         moves = body.joint.ndof > 0
         if moves:                                                    # line 2: the joint's quantities (§3.2)
             dA, dS, dAdot, dSdot = _joint_derivatives(body, q[s], None if qdot is None else qdot[s])
+            dA = np.moveaxis(dA, -1, 0)                              # slices first, (ndof, 6, 6), for matmul
         if p >= 0:
             dJ[i] = (A_ip[i] @ dJ[p].reshape(6, -1)).reshape(6, nq, nq)                  # line 18
             if moves:
-                dA_ip = np.einsum("ab,bck,cd->adk", left[i], dA, right[i])                # Eq. (3.7)
-                dJ[i][:, :, s] += np.einsum("abk,bj->ajk", dA_ip, Jb[p])                 # line 13
-            if with_rate:
-                if moves:
-                    A_dot = adjoint_unchecked(Q[i]) @ ad_unchecked(kin.S[i] @ qdot[s])  # Adot = A ad(S qdot)
-                    Adot_ip = left[i] @ A_dot @ right[i]                                 # Eq. (3.13)
-                    inner = (dAdot - np.einsum("abk,bc,cd->adk", dA, A_inv[i], A_dot)
-                             - np.einsum("ab,bc,cdk->adk", A_dot, A_inv[i], dA))
-                    dAdot_ip = np.einsum("ab,bck,cd->adk", left[i], inner, right[i])     # Eq. (3.14)
-                    dJd[i] = (A_ip[i] @ dJd[p].reshape(6, -1)
-                              + Adot_ip @ dJ[p].reshape(6, -1)).reshape(6, nq, nq)       # line 19
-                    dJd[i][:, :, s] += (np.einsum("abk,bj->ajk", dA_ip, Jdb[p])
-                                        + np.einsum("abk,bj->ajk", dAdot_ip, Jb[p]))     # line 14
-                else:                                                # a fixed joint: Adot(E_i_p) = 0
-                    dJd[i] = (A_ip[i] @ dJd[p].reshape(6, -1)).reshape(6, nq, nq)
+                dA_ip = left[i] @ dA @ right[i]                                          # Eq. (3.7)
+                dJ[i][:, :, s] += np.moveaxis(dA_ip @ Jb[p], 0, -1)                      # line 13
+            if with_rate and moves:
+                A_dot = adjoint_unchecked(Q[i]) @ ad_unchecked(kin.S[i] @ qdot[s])      # Adot = A ad(S qdot)
+                Adot_ip = left[i] @ A_dot @ right[i]                                     # Eq. (3.13)
+                inner = np.moveaxis(dAdot, -1, 0) - dA @ (A_inv[i] @ A_dot) - (A_dot @ A_inv[i]) @ dA
+                dAdot_ip = left[i] @ inner @ right[i]                                    # Eq. (3.14)
+                dJd[i] = (A_ip[i] @ dJd[p].reshape(6, -1)
+                          + Adot_ip @ dJ[p].reshape(6, -1)).reshape(6, nq, nq)           # line 19
+                dJd[i][:, :, s] += np.moveaxis(dA_ip @ Jdb[p] + dAdot_ip @ Jb[p], 0, -1)  # line 14
+            elif with_rate:                                          # a fixed joint: Adot(E_i_p) = 0
+                dJd[i] = (A_ip[i] @ dJd[p].reshape(6, -1)).reshape(6, nq, nq)
         if moves:
             dJ[i][:, s, s] = np.einsum("ab,bjk->ajk", A_ij[i], dS)                       # line 5
             if with_rate:
@@ -396,7 +390,7 @@ def jacobian_dq(model, q):
     >>> dJ[6:, 0, 1] + 0.0    # d/dq2 of the lower body's twist per unit rate of the upper hinge
     array([ 0.,  0.,  0.,  0.,  0., -1.])
 
-    Taught in book/03_differentiable (§3.1).
+    Writeup §3.1 (its chapter of the book, 03_differentiable, is not yet written).
     """
     q = check_model(model).check_state(q)
     return fill_jacobian_derivatives(model, _forward_kinematics(model, q), q).dJ_dq
@@ -429,7 +423,7 @@ def jacobian_derivatives(model, q, qdot):
     >>> bool(np.allclose(d.Jdot, d.dJ_dq @ [1.0, 2.0]))
     True
 
-    Taught in book/03_differentiable (§3.1).
+    Writeup §3.1 (its chapter of the book, 03_differentiable, is not yet written).
     """
     q, qdot = check_model(model).check_state(q, qdot)
     return fill_jacobian_derivatives(model, _forward_kinematics(model, q, qdot), q, qdot)

@@ -17,6 +17,7 @@ method                     shape            what
 ``dSdot_dq(q, qdot)``      (6, ndof, ndof)  ``[:, j, k] = dSdot_j/dq_k`` at fixed qdot
 ``dSdot_dqdot(q, qdot)``   (6, ndof, ndof)  ``[:, j, k] = dSdot_j/dqdot_k`` (= ``dS_dq``)
 ``dAdot_dq(q, qdot)``      (6, 6, ndof)     the derivative of ``Adot = A ad(S qdot)``
+``derivatives(q, qdot)``   tuple            ``dA_dq``, ``dS_dq``, ``dAdot_dq``, ``dSdot_dq`` at once
 =========================  ===============  =================================================
 
 Three identities make most of these one general rule each, exact for every joint:
@@ -81,6 +82,13 @@ def adjoint_derivative(Q, dQ):
     dA[3:, :3] = (np.einsum("abk,bc->ack", np.moveaxis(hat_unchecked(dp.T), 0, -1), R)
                   + np.einsum("ab,bck->ack", hat_unchecked(p), dR))
     return dA
+
+def _adjoint_dot_derivative(Q, S, dA, H, qdot):
+    """``dAdot/dq_k = dA/dq_k ad(S qdot) + A ad(d(S qdot)/dq_k)`` from ``Q``, ``S``, ``dA/dq`` and
+    the Hessian ``H = dS/dq``: shape (6, 6, ndof) (see :meth:`Joint.dAdot_dq`)."""
+    twist_rate = np.einsum("ajk,j->ka", H, qdot)  # row k: d(S qdot)/dq_k
+    return (np.einsum("abk,bc->ack", dA, ad_unchecked(S @ qdot))
+            + np.einsum("ab,kbc->ack", adjoint_unchecked(Q), ad_unchecked(twist_rate)))
 
 #: Keys every joint spec may carry besides its own (the model reads them: §2.5 springs).
 COMMON_JOINT_KEYS = ("type", "T_parent_joint", "stiffness", "damping", "rest")
@@ -293,11 +301,42 @@ class Joint:
         ndarray, shape (6, 6, ndof)
         """
         q, qdot = self._regular(q), self._coordinates(qdot, "qdot")
-        Q, S, H = self._Q(q), self._S(q), self._dS_dq(q)
-        A, dA = adjoint_unchecked(Q), adjoint_derivative(Q, self._dQ_dq(q))
-        twist_rate = np.einsum("ajk,j->ka", H, qdot)  # row k: d(S qdot)/dq_k
-        return (np.einsum("abk,bc->ack", dA, ad_unchecked(S @ qdot))
-                + np.einsum("ab,kbc->ack", A, ad_unchecked(twist_rate)))
+        Q = self._Q(q)
+        return _adjoint_dot_derivative(Q, self._S(q), adjoint_derivative(Q, self._dQ_dq(q)),
+                                       self._dS_dq(q), qdot)
+
+    def derivatives(self, q, qdot=None):
+        """``(dA/dq, dS/dq, dAdot/dq, dSdot/dq)`` in one call: what Algorithm 11 needs per joint.
+
+        The same arrays as :meth:`dA_dq`, :meth:`dS_dq`, :meth:`dAdot_dq` and :meth:`dSdot_dq`,
+        with the arguments checked once and ``Q``, ``dQ/dq`` and the Hessian computed once.
+        Without ``qdot`` the last two are None.
+
+        Parameters
+        ----------
+        q : array_like, shape (ndof,)
+        qdot : array_like, shape (ndof,), optional
+
+        Returns
+        -------
+        tuple of ndarray
+            Shapes (6, 6, ndof), (6, ndof, ndof), (6, 6, ndof), (6, ndof, ndof).
+
+        Examples
+        --------
+        >>> from redmax_edu.joints import Universal
+        >>> j, q, qdot = Universal(), np.array([0.3, -0.2]), np.array([1.0, 2.0])
+        >>> dA, dS, dAdot, dSdot = j.derivatives(q, qdot)
+        >>> bool(np.array_equal(dAdot, j.dAdot_dq(q, qdot))), bool(np.array_equal(dS, j.dS_dq(q)))
+        (True, True)
+        """
+        q = self._regular(q)
+        Q, H = self._Q(q), self._dS_dq(q)
+        dA = adjoint_derivative(Q, self._dQ_dq(q))
+        if qdot is None:
+            return dA, H, None, None
+        qdot = self._coordinates(qdot, "qdot")
+        return dA, H, _adjoint_dot_derivative(Q, self._S(q), dA, H, qdot), self._dSdot_dq(q, qdot)
 
     # --- chart changes (spherical joints): identity by default ---------------------------
     def reparameterize(self, q, qdot):

@@ -11,7 +11,8 @@ both free-3D orders, composites, splines) in a random branching tree at a random
 ``joint_group_trees(rng)`` spreads the same joints over a few smaller trees (for checks whose
 cost grows with nq^2 or nq^3, the Part 3 derivatives); and ``with_springs(rng, model)`` adds
 every kind of force the dynamics knows (joint springs and dampers, body damping, a spring
-between two bodies).
+between two bodies); ``with_every_force(rng, model)`` adds one of each force class of
+:mod:`redmax_edu.maximal.forces` on top (for the force derivatives of Part 3).
 """
 
 from dataclasses import replace
@@ -20,7 +21,19 @@ import numpy as np
 
 from redmax_edu.joints import Fixed, Planar, Prismatic, Revolute, Translational
 from redmax_edu.lie import random_rotation, random_transform
-from redmax_edu.maximal.forces import Attachment, PointSpring
+from redmax_edu.maximal.forces import (
+    Attachment,
+    BodyDamping,
+    CableLaw,
+    Coriolis,
+    FrameSpring,
+    Gravity,
+    GroundPenalty,
+    LinearSpringDamper,
+    PointForce,
+    PointSpring,
+    Spring,
+)
 from redmax_edu.model import Body, Model
 
 KINDS = ("revolute", "prismatic", "planar", "translational", "fixed")
@@ -114,3 +127,36 @@ def with_springs(rng, model):
                       body_damping=0.1) for b in model.bodies]
     spring = PointSpring(Attachment(0, [0.1, 0, 0]), Attachment(model.n - 1, [0, 0.1, 0]), stiffness=20.0)
     return Model(bodies, model.gravity, forces=[spring])
+
+
+def with_every_force(rng, model):
+    """:func:`with_springs` plus one force of every class of :mod:`redmax_edu.maximal.forces` on
+    random bodies: damped point springs (body-body and world-body), a routed spring through a
+    world via point, a taut cable, frame springs (body-body and world-body) with damping, a
+    point force, an extra gravity, body damping with its own linear coefficient, an extra Coriolis
+    wrench and a ground penalty whose plane cuts through the model (some points in contact)."""
+    model = with_springs(rng, model)
+
+    def body():
+        return int(rng.integers(model.n))
+
+    def point(scale=0.2):
+        return scale * rng.standard_normal(3)
+
+    forces = [
+        PointSpring(Attachment(body(), point()), Attachment(body(), point()), 20.0, 1.5),
+        PointSpring(Attachment(-1, point(1.0)), Attachment(body(), point()), 10.0, 0.5),
+        Spring([Attachment(body(), point()), Attachment(-1, point(1.0)), Attachment(body(), point())],
+               LinearSpringDamper(15.0, 0.7, 0.5)),
+        Spring([Attachment(body(), point()), Attachment(body(), point())], CableLaw(15.0, 0.7, 0.01)),
+        FrameSpring(body(), random_transform(rng, 0.2), body(), random_transform(rng, 0.2), 5.0, 3.0,
+                    0.5, 0.4),
+        FrameSpring(body(), random_transform(rng, 0.2), -1, random_transform(rng, 0.2), 5.0, 3.0, 0.5, 0.4),
+        PointForce(body(), point(), rng.standard_normal(3), 2.0),
+        Gravity(body(), 1.3, rng.standard_normal(3)),
+        BodyDamping(body(), 0.3, 0.2),
+        Coriolis(body(), np.diag([0.1, 0.2, 0.3, 1.0, 1.0, 1.0])),
+        GroundPenalty(body(), 0.3 * rng.standard_normal((3, 3)), 100.0, 2.0, 10.0, 0.5,
+                      plane_normal=rng.standard_normal(3)),
+    ]
+    return model.with_forces(list(model.forces) + forces)
