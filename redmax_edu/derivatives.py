@@ -39,6 +39,19 @@ Not covered: models with constraints (§2.8-2.9), whose derivatives need those o
 rows, are refused; joint friction (§2.11) enters only the staggered Euler steps, not the forward
 dynamics differentiated here.
 
+Three points where the writeup's §3.3 (as transcribed) reads differently from what is computed
+here, each checked by the tests:
+
+* after Eq. (3.54) each slice is said to be formed from the product ``J M_m dJ/dq_k``, which
+  does not conform (``J`` is nm x nr); it is ``J^T M_m dJ/dq_k``, as the writeup's own code has.
+* Eq. (3.56) writes ``dJ/dq qdot`` in ``D_QVV`` (and ``dJdot/dq qdot`` in ``K_QVV``) for what
+  Eq. (3.57) then calls the outer product ``dJ/dq (x) qdot``; read as a contraction, as Eq.
+  (3.57) warns, ``dJ/dq qdot`` is ``Jdot`` and ``D_QVV`` would be ``-2 J^T M_m Jdot``. The
+  sentence after it says ``dJ/dqdot = dJ/dq``; the fact used is ``dJdot/dqdot = dJ/dq``.
+* ``q_m = J q`` (§3.3, §3.3.1) holds for variations only: the maximal coordinates are poses,
+  and a change ``dq`` moves body i along its own twist ``J_i dq``, which is why ``K_m`` enters
+  Eq. (3.58) as ``J^T K_m J``.
+
 Writeup §3.3; the book's chapter on it (03_differentiable) is not yet written.
 """
 

@@ -303,6 +303,8 @@ def fill_jacobian_derivatives(model, kin, q, qdot=None):
     With deformables the node coordinates do not enter ``J_mr`` (their columns are zero), so
     neither do they enter its derivatives: the arrays have ``nq`` columns and slices, zero there.
 
+    Writeup §3.1 (its chapter of the book, 03_differentiable, is not yet written).
+
     Parameters
     ----------
     model : Model
@@ -322,7 +324,13 @@ def fill_jacobian_derivatives(model, kin, q, qdot=None):
         If a joint sits at a singularity of its chart (the body is named), where its
         derivatives are not defined numerically (:data:`redmax_edu.joints.base.SINGULAR_DET`).
 
-    Writeup §3.1 (its chapter of the book, 03_differentiable, is not yet written).
+    Notes
+    -----
+    In the text of the writeup we work from (a transcription of the PDF), Algorithm 11 has
+    two slips that the units settle: line 14's left side reads ``dJ/dq`` where it must be
+    ``dJdot/dq``, and the last term of line 19 reads ``Adot dJdot/dq`` where it must be
+    ``Adot dJ/dq`` (``Adot`` is a rate, so ``Adot dJdot/dq`` would be a rate too many; the
+    chain rule on ``Jdot_ia = Ad(E_i_p) Jdot_pa + Adot(E_i_p) J_pa`` gives ``dJ/dq``).
     """
     n, nq = model.n, model.nq
     with_rate = qdot is not None

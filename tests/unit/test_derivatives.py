@@ -6,18 +6,23 @@ shown to catch a wrong derivative, among them the mistakes the writeup's notatio
 
 Tolerances (each measured over the 5 trees of every joint type at 4 seeds, and 4 deformable models):
 
-* complex step: K, D, dM/dq within 6e-15 of it, so COMPLEX_TOL = 1e-12; the derivatives of
-  qddot pass through a solve with M, whose condition number reaches 2e5 on these trees (a
-  free joint beside a light spline body), and stay within 6e-13: COMPLEX_QDDOT_TOL = 1e-10.
+* complex step: K, D and dM/dq within 6.2e-15 of it, so COMPLEX_TOL = 1e-12; the derivatives
+  of qddot pass through a solve with M, whose condition number reaches 1.6e5 on these trees
+  (a free joint beside a light spline body), and stay within 1.4e-12: COMPLEX_QDDOT_TOL = 1e-10.
 * central differences at the best of h = 1e-4, 1e-5, 1e-6: K, D, dM/dq, the quadratic
-  velocity terms and dqdot_m/dq within 3e-10 (CENTRAL_TOL = 1e-8, that of the joint
-  derivatives); the derivatives of qddot within 1e-8, their round-off eps |qddot| / h
-  multiplied by cond(M) (CENTRAL_QDDOT_TOL = 1e-7).
-* Pinocchio (max |a - b| / max(1, max |b|), the measure of the Part 2 claims): within 1e-14;
+  velocity terms and dqdot_m/dq within 5.3e-10 (CENTRAL_TOL = 1e-8, that of the joint
+  derivatives). The derivatives of qddot reach 7.7e-8: with every force on, these random
+  scenes are stiff (|qddot| up to 8e4, cond(M) up to 1.6e5), so the truncation error at
+  h = 1e-4 and the round-off eps |qddot| cond(M) / h at h = 1e-6 both stay large, and no
+  step of a finer sweep does better (the complex step above, without those forces, shows
+  that the analytic side is exact): CENTRAL_QDDOT_TOL = 5e-7.
+* Pinocchio (max |a - b| / max(1, max |b|), the measure of the Part 2 claims): within 1.1e-14;
   the issue asks for 1e-9.
 
-A wrong derivative misses these by many orders: a flipped column, a dropped term of Eq. (3.58)
-or the contraction read into Eq. (3.56) in place of the outer product all give 1e-3 or more.
+A wrong derivative misses these by many orders (the mutation tests at the end): a flipped
+column gives a relative error of 1 (2 against Pinocchio), dropping ``dJ^T/dq f_m`` from
+Eq. (3.58) 0.38, dropping ``J^T D_m dqdot_m/dq`` 0.05, and the contraction read into
+Eq. (3.56) in place of Eq. (3.57)'s outer product 0.64.
 """
 
 import json
@@ -63,7 +68,7 @@ from .test_deformable import random_state as deformable_state
 COMPLEX_TOL = 1e-12        # see the module docstring
 COMPLEX_QDDOT_TOL = 1e-10
 CENTRAL_TOL = 1e-8
-CENTRAL_QDDOT_TOL = 1e-7
+CENTRAL_QDDOT_TOL = 5e-7
 PINOCCHIO_TOL = 1e-9
 STEPS = [1e-4, 1e-5, 1e-6]
 
