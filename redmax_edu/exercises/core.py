@@ -73,7 +73,8 @@ class CheckResult:
     function : str
         The function the check tests (``"exp_se3"``).
     title : str
-        What the check tests, in words (``"general twists"``).
+        What the check tests, in words (``"general twists"``; no colon, which ends a title
+        in the messages).
     points, max_points : float
         Points earned and possible.
     message : str
@@ -112,6 +113,12 @@ class Report:
       0.5/2  general inputs: wrong for 3 of 4 inputs.
     >>> report.points, report.max_points
     (1.5, 3.0)
+
+    When every check of a function fails for one reason, the reason is printed once:
+
+    >>> print(Report([CheckResult("f", t, 0, 1, "f is not answered yet.", "unanswered") for t in "ab"]))
+    f: 0 of 2 points
+      every check: f is not answered yet.
     """
 
     def __init__(self, results, width=100):
@@ -140,6 +147,11 @@ class Report:
             mine = [r for r in self.results if r.function == function]
             got, out_of = sum(r.points for r in mine), sum(r.max_points for r in mine)
             lines.append(f"{function}: {_num(got)} of {_num(out_of)} points")
+            if len(mine) > 1 and len({r.message for r in mine}) == 1 and not mine[0].full_marks:
+                # one cause for every check (not answered, not defined, the library called): once
+                lines += textwrap.wrap(f"every check: {mine[0].message}", self.width, initial_indent="  ",
+                                       subsequent_indent="    ", break_on_hyphens=False)
+                continue
             scores = [f"{_num(r.points)}/{_num(r.max_points)}" for r in mine]
             column = max(len(s) for s in scores) + 2
             for score, r in zip(scores, mine, strict=True):

@@ -229,7 +229,7 @@ def log_half_turn(fn, rng):
                        "part. Either sign of the axis is right; exp_se3(log_se3(E)) must give E back.")
 
 
-@check_of("log_se3", "round_trip", "angles beyond pi: exp(log E) = E, |omega| <= pi", 1)
+@check_of("log_se3", "round_trip", "angles beyond pi (exp(log E) = E, |omega| <= pi)", 1)
 def log_round_trip(fn, rng):
     cases = [_pose_case(_twist(rng, a)) for a in (*rng.uniform(np.pi + 0.1, 3 * np.pi, 3), 2 * np.pi)]
     return judge_cases(fn, cases, name="log_se3", shape=(6,), accept=_round_trip,
