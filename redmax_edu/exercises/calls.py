@@ -89,7 +89,7 @@ def call(fn, *args, name, shape, label, nan_hint=""):
     except RecursionError:
         raise Verdict(f"{name}({label}) exceeded Python's recursion limit: does it call itself "
                       "without end?") from None
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # not KeyboardInterrupt: that is the user stopping
         raise Verdict(f"{name}({label}) raised {type(exc).__name__}: {_text(exc)}") from None
     return as_output(out, name=name, shape=shape, label=label, nan_hint=nan_hint)
 
