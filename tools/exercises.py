@@ -22,21 +22,25 @@ name, grades it with ``otter run`` against that assignment's autograder (generat
 missing), and prints one block per submission: the score of each question and, for every
 check that lost points, the grader's message. Each submission has ``--timeout`` seconds in
 all (a notebook whose own cells never finish is reported as such); each check inside has
-its own time limit (:data:`redmax_edu.exercises.TIME_LIMIT`). The report is also written to
+its own time limit (:data:`redmax_edu.exercises.TIME_LIMIT`). ``--jobs`` submissions are
+graded at a time. The report is also written to
 ``DIR/report.md``, the scores to ``DIR/grades.csv`` (one row per submission and question)
 and otter's results to ``DIR/results/`` (default DIR: ``exercises/_build/grades``).
 """
 
 import argparse
+import contextlib
 import csv
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,22 +66,60 @@ def source_notebooks(root=SOURCE):
 
 
 def run(command, timeout=None, cwd=None):
-    """Run ``command``; (exit status, output) with a status of None on time-out."""
+    """Run ``command``; (exit status, output), with a status of None on time-out.
+
+    On time-out the command is killed with every process it started: ``otter run`` starts a
+    Jupyter kernel in a session of its own, which would otherwise go on running a
+    submission's endless loop after otter is gone.
+    """
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               cwd=cwd, start_new_session=True)
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=cwd)
+        output, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        for pid in [*_descendants(process.pid), process.pid]:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        process.communicate()
         return None, ""
-    return done.returncode, done.stdout + done.stderr
+    return process.returncode, output
 
 
-def generate(notebook, build=BUILD):
-    """Student and autograder versions of one source notebook; the assignment's output folder."""
+def _descendants(pid):
+    """The processes started by ``pid``, at any depth (psutil when present, else /proc)."""
+    try:
+        import psutil
+
+        return [p.pid for p in psutil.Process(pid).children(recursive=True)]
+    except ImportError:
+        pass
+    except Exception:
+        return []
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, stack = [], [pid]
+    while stack:
+        children = parents.get(stack.pop(), [])
+        found += children
+        stack += children
+    return found
+
+
+def generate(notebook, build=BUILD, check_solutions=True):
+    """Student and autograder versions of one source notebook; the assignment's output folder.
+
+    With ``check_solutions`` otter grades the solutions with the new autograder and fails
+    unless they earn full marks (a few seconds per assignment).
+    """
     notebook = Path(notebook).resolve()
     out = Path(build) / notebook.stem
     if out.exists():
         shutil.rmtree(out)
-    status, output = run([sys.executable, "-m", "otter", "assign", str(notebook), str(out)],
-                         cwd=notebook.parent)
+    command = [sys.executable, "-m", "otter", "assign", str(notebook), str(out)]
+    status, output = run(command + ([] if check_solutions else ["--no-run-tests"]), cwd=notebook.parent)
     zips = sorted((out / "autograder").glob("*.zip")) if out.exists() else []
     if status != 0 or not zips:
         raise RuntimeError(f"otter assign failed on {notebook.name}:\n{_tail(output)}")
@@ -127,8 +169,11 @@ def grade_one(notebook, autograder, timeout, results_dir=None):
     return {"questions": questions}
 
 
-def grade(folder, out=BUILD / "grades", timeout=600.0, build=BUILD, stream=sys.stdout):
-    """Grade every notebook under ``folder``; the list of graded submissions (see the module docstring)."""
+def grade(folder, out=BUILD / "grades", timeout=600.0, build=BUILD, stream=sys.stdout, jobs=None):
+    """Grade every notebook under ``folder``; the list of graded submissions (see the module docstring).
+
+    ``jobs`` submissions are graded at a time (default: the number of processors, at most 4).
+    """
     folder = Path(folder).resolve()
     if not folder.is_dir():
         raise SystemExit(f"grade: {folder} is not a folder")
@@ -136,23 +181,27 @@ def grade(folder, out=BUILD / "grades", timeout=600.0, build=BUILD, stream=sys.s
     submissions = [p for p in sorted(folder.rglob("*.ipynb")) if ".ipynb_checkpoints" not in p.parts]
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    graded, lines = [], []
-    for notebook in submissions:
+    names = [assignment_of(notebook, list(sources)) for notebook in submissions]
+    for name in sorted({n for n in names if n is not None}):
+        if not (Path(build) / name / "autograder" / "autograder.zip").exists():
+            generate(sources[name], build)
+
+    def one(notebook, name):
         shown = notebook.relative_to(folder).as_posix()
-        name = assignment_of(notebook, list(sources))
         if name is None:
-            entry = {"submission": shown, "assignment": None,
-                     "error": f"not an assignment of exercises/ (known: {', '.join(sources)})"}
-        else:
-            autograder = Path(build) / name / "autograder" / "autograder.zip"
-            if not autograder.exists():
-                generate(sources[name], build)
-            entry = {"submission": shown, "assignment": name,
-                     **grade_one(notebook, autograder, timeout, out / "results")}
-        graded.append(entry)
-        block = format_entry(entry)
-        lines.append(block)
-        print(block, file=stream, flush=True)
+            return {"submission": shown, "assignment": None,
+                    "error": f"not an assignment of exercises/ (known: {', '.join(sources)})"}
+        autograder = Path(build) / name / "autograder" / "autograder.zip"
+        result = grade_one(notebook, autograder, timeout, out / "results")
+        return {"submission": shown, "assignment": name, **result}
+
+    graded, lines = [], []
+    jobs = jobs or min(4, os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:  # each job waits on its own `otter run` process
+        for entry in pool.map(one, submissions, names):
+            graded.append(entry)
+            lines.append(format_entry(entry))
+            print(lines[-1], file=stream, flush=True)
     if not submissions:
         print(f"grade: no notebooks under {folder}", file=stream)
     (out / "report.md").write_text("\n\n".join(lines) + "\n", encoding="utf-8")
@@ -224,6 +273,8 @@ def main(argv):
     grd.add_argument("folder")
     grd.add_argument("--out", default=str(BUILD / "grades"), help="where the report goes")
     grd.add_argument("--timeout", type=float, default=600.0, help="seconds per submission (default 600)")
+    grd.add_argument("--jobs", type=int, default=None, help="submissions graded at a time (default: "
+                     "the number of processors, at most 4)")
     args = parser.parse_args(argv)
     if not otter_available():
         print("otter-grader is not installed: run `make exercises` (it installs the grading extra, "
@@ -236,7 +287,7 @@ def main(argv):
             print(f"{Path(notebook).name}: student version {shown}/student/, autograder "
                   f"{shown}/autograder/autograder.zip")
         return 0
-    grade(args.folder, Path(args.out), args.timeout, Path(BUILD))
+    grade(args.folder, Path(args.out), args.timeout, Path(BUILD), jobs=args.jobs)
     return 0
 
 

@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+import matplotlib
 import nbformat
 import numpy as np
 
@@ -45,7 +46,8 @@ def reference(name):
     nb = nbformat.read(SOURCES[name], as_version=4)
     setup = next(c.source for c in nb.cells if c.cell_type == "code")
     namespace = {"__name__": f"reference_{name}"}
-    with contextlib.redirect_stdout(io.StringIO()):
+    # the notebook's setup() sets numpy's printing and matplotlib's style: not for the other tests
+    with contextlib.redirect_stdout(io.StringIO()), np.printoptions(), matplotlib.rc_context():
         exec(setup, namespace)
         for code in solution_cells(SOURCES[name]):
             exec(code, namespace)
