@@ -80,7 +80,10 @@ def run(command, timeout=None, cwd=None):
         for pid in [*_descendants(process.pid), process.pid]:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
-        process.communicate()
+        try:  # a process that escaped would hold the pipe open: do not wait for it for ever
+            process.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.stdout.close()
         return None, ""
     return process.returncode, output
 
