@@ -59,6 +59,16 @@ def test_an_exception_of_the_check_comes_back_as_an_error():
     assert outcome.status == "error" and outcome.detail.startswith("IndexError")
 
 
+def test_a_check_run_from_another_thread_still_works():
+    import threading
+
+    found = []
+    worker = threading.Thread(target=lambda: found.append(run_isolated(lambda: 42)))
+    worker.start()
+    worker.join()
+    assert (found[0].status, found[0].value) == ("done", 42)
+
+
 def test_without_a_time_limit_the_function_runs_here():
     marker = []
     assert run_isolated(lambda: marker.append(1) or len(marker), time_limit=None).value == 1
