@@ -1,7 +1,9 @@
 # The two commands of the README:
 #   make book   set up .venv and the widget JavaScript, build the HTML book (offline, strict)
 #   make test   the same set-up, then every test tier
-# Other targets: make refresh (re-execute the notebooks), make clean.
+# Other targets: make refresh (re-execute the notebooks), make clean, and for the classroom
+# assignments (they install the grading extra, otter-grader): make exercises (student and
+# autograder versions into exercises/_build), make grade SUBMISSIONS=folder.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -23,7 +25,7 @@ export REDMAX_EDU_PLOTLY=page
 PYTEST = $(BIN)/python -m pytest
 ok_if_empty = status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
 
-.PHONY: book test setup build refresh lint clean bench
+.PHONY: book test setup build refresh lint clean bench exercises grade grading-tools
 
 setup: $(STAMP) $(WIDGET_JS)
 
@@ -33,6 +35,19 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
 	touch $(STAMP)
+
+# The grading extra (otter-grader, about 280 MB the book never needs): exact pins in
+# requirements-grading.txt, constrained by requirements.txt.
+GRADING := $(VENV)/.grading-installed
+$(GRADING): $(STAMP) requirements-grading.txt
+	$(BIN)/python -m pip install --quiet -c requirements.txt -r requirements-grading.txt
+	touch $@
+
+# `make test` installs it too (about 15 s), so that the tests of the generated notebooks run;
+# where it cannot be installed, those tests are skipped with their reason and the rest runs.
+grading-tools: $(STAMP)
+	@$(MAKE) --no-print-directory $(GRADING) || echo "make test: the grading extra could not be \
+	installed; the tests that generate and grade the assignments will be skipped"
 
 $(WIDGET_JS): package.json package-lock.json $(STAMP)
 	npm ci --no-audit --no-fund --loglevel=error
@@ -46,7 +61,7 @@ book: build
 	@echo
 	@echo "The book is built: open file://$(CURDIR)/_build/html/index.html"
 
-test: setup
+test: setup grading-tools
 	$(BIN)/ruff check .
 	$(BIN)/python tools/check_notebooks.py
 	@echo "== tier 1: unit tests and doctests"
@@ -75,6 +90,15 @@ $(BENCH)/.installed: requirements.txt pyproject.toml
 bench: $(BENCH)/.installed
 	$(BENCH)/bin/python benchmarks/forward_dynamics.py
 	$(BENCH)/bin/python benchmarks/catalogue.py
+
+# Classroom assignments: student and autograder versions of every notebook in exercises/,
+# and the grading of a folder of submissions (report in exercises/_build/grades).
+exercises: $(GRADING)
+	$(BIN)/python tools/exercises.py generate
+
+grade: $(GRADING)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder-of-notebooks"; exit 2; }
+	$(BIN)/python tools/exercises.py grade "$(SUBMISSIONS)"
 
 lint: setup
 	$(BIN)/ruff check .

@@ -1,0 +1,42 @@
+"""Graders of the classroom assignments: checks that say in words what is wrong.
+
+Each assignment of ``exercises/`` has a module here holding its checks
+(:class:`~redmax_edu.exercises.core.Assignment`): ``exp_log`` (§1.3) and ``adjoint`` (§1.5).
+The same checks serve three readers:
+
+* the student, in the "check your answer" cell after each exercise:
+  ``exp_log.check("exp_se3", exp_se3)`` prints a :class:`~redmax_edu.exercises.core.Report`;
+* the autograder, whose test cases call ``exp_log.require("exp_se3", "general", exp_se3)``
+  (otter-grader runs them; :mod:`~redmax_edu.exercises.otter_plugin` turns their messages
+  into partial credit);
+* the tests, which give every check the reference solution and its mutants.
+
+The pieces, one idea each: :mod:`~redmax_edu.exercises.core` (checks, results, reports),
+:mod:`~redmax_edu.exercises.sandbox` (a child process per check, with a time limit),
+:mod:`~redmax_edu.exercises.calls` (one guarded call of the student's function, its output's
+type, shape and NaN checked; library functions the student may not call),
+:mod:`~redmax_edu.exercises.compare` (naming the mistake: candidate wrong answers, constant
+factors, wrong blocks, asymmetry, finite-difference directions).
+
+Nothing here needs otter-grader: the student notebooks run with the library alone.
+"""
+
+from . import adjoint, exp_log
+from .core import (
+           GRADING_SEED,
+           Assignment,
+           Check,
+           CheckFailed,
+           CheckResult,
+           Report,
+           Unanswered,
+           Verdict,
+           run_check,
+)
+from .sandbox import TIME_LIMIT
+
+#: Every assignment, by name (the source notebook's file name in exercises/).
+ASSIGNMENTS = {module.ASSIGNMENT.name: module.ASSIGNMENT for module in (exp_log, adjoint)}
+
+__all__ = ["ASSIGNMENTS", "GRADING_SEED", "TIME_LIMIT", "Assignment", "Check", "CheckFailed", "CheckResult",
+           "Report", "Unanswered", "Verdict", "adjoint", "exp_log", "run_check"]
