@@ -25,8 +25,6 @@ Eq. (3.58) 0.38, dropping ``J^T D_m dqdot_m/dq`` 0.05, and the contraction read 
 Eq. (3.56) in place of Eq. (3.57)'s outer product 0.64.
 """
 
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -59,8 +57,9 @@ from redmax_edu.jacobian import jacobian
 from redmax_edu.joints import Revolute, SphericalEuler
 from redmax_edu.kinematics import forward_kinematics
 from redmax_edu.maximal.forces import Coriolis, Force, ForceTerms, Gravity
-from redmax_edu.model import Body, Model, model_from_dict
+from redmax_edu.model import Body, Model
 
+from .pinocchio_cases import pinocchio_error, pinocchio_params
 from .random_trees import joint_group_trees, random_state, random_tree, with_every_force, with_springs
 from .test_deformable import deformable_model
 from .test_deformable import random_state as deformable_state
@@ -72,7 +71,6 @@ CENTRAL_QDDOT_TOL = 5e-7
 PINOCCHIO_TOL = 1e-9
 STEPS = [1e-4, 1e-5, 1e-6]
 
-REFERENCE = Path(__file__).resolve().parents[1] / "reference" / "pinocchio"
 GROUPS = 5
 
 
@@ -134,22 +132,7 @@ def test_the_terms_are_those_of_the_dynamics(g):
 
 
 # --- Pinocchio ----------------------------------------------------------------------------------
-def _pinocchio():
-    out = []
-    for path in sorted(REFERENCE.glob("*.json")):
-        data = json.loads(path.read_text())
-        model = model_from_dict(data["model"])
-        for k, state in enumerate(data["states"]):
-            s = {key: np.asarray(value, dtype=float) for key, value in state.items()}
-            out.append(pytest.param(model, s, id=f"{path.stem}-state{k}"))
-    return out
-
-
-def pinocchio_error(a, b):
-    return float(np.abs(a - b).max() / max(1.0, np.abs(b).max()))
-
-
-@pytest.mark.parametrize(("model", "state"), _pinocchio())
+@pytest.mark.parametrize(("model", "state"), pinocchio_params())
 def test_forward_and_inverse_dynamics_derivatives_match_pinocchio(model, state):
     """computeABADerivatives (dqddot_dq, dqddot_dqdot, dqddot_dtau = M^-1) at (q, qdot, tau) and
     computeRNEADerivatives (dtau_dq, dtau_dqdot) at (q, qdot, qddot_in), Pinocchio 4.1."""
@@ -359,7 +342,7 @@ def test_a_flipped_column_fails_every_check():
     K[:, k] *= -1
     assert not check_derivative(lambda x: _assemble_checked(plain, x, qdot.astype(x.dtype)).f, q, K,
                                 method="complex", rtol=COMPLEX_TOL, steps=[1e-20]).ok
-    pin_model, state = _pinocchio()[-1].values
+    pin_model, state = pinocchio_params()[-1].values
     fd = forward_dynamics_derivatives(pin_model, state["q"], state["qdot"], state["tau"])
     wrong = fd.dqddot_dq.copy()
     wrong[:, 0] *= -1

@@ -13,8 +13,6 @@ max |b|)); the issue asks for 1e-9. A wrong derivative misses all of these by or
 (the mutation tests at the end).
 """
 
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,8 +23,9 @@ from redmax_edu.jacobian import fill_jacobian, jacobian_derivatives, jacobian_dq
 from redmax_edu.joints import Revolute, SphericalEuler
 from redmax_edu.kinematics import _forward_kinematics
 from redmax_edu.lie import ad, adjoint, inv_se3
-from redmax_edu.model import Body, Model, model_from_dict
+from redmax_edu.model import Body, Model
 
+from .pinocchio_cases import pinocchio_error, pinocchio_params
 from .random_trees import joint_group_trees, random_state, random_tree
 from .test_deformable import deformable_model
 from .test_deformable import random_state as deformable_state
@@ -36,8 +35,6 @@ CENTRAL_TOL = 1e-8
 PINOCCHIO_TOL = 1e-9
 STEPS = [1e-4, 1e-5, 1e-6]   # around the best step of central differences, ~1e-5
 
-REFERENCE = Path(__file__).resolve().parents[1] / "reference" / "pinocchio"
-CASES = sorted(REFERENCE.glob("*.json"))
 GROUPS = 5
 TREES = joint_group_trees(np.random.default_rng(11), GROUPS)
 
@@ -141,23 +138,7 @@ def test_algorithm_11_agrees_with_the_bracket_form(g):
 
 
 # --- against Pinocchio --------------------------------------------------------------------------
-def _pinocchio():
-    out = []
-    for path in CASES:
-        data = json.loads(path.read_text())
-        model = model_from_dict(data["model"])
-        for k, state in enumerate(data["states"]):
-            s = {key: np.asarray(value, dtype=float) for key, value in state.items()}
-            out.append(pytest.param(model, s, id=f"{path.stem}-state{k}"))
-    return out
-
-
-def pinocchio_error(a, b):
-    """``max |a - b| / max(1, max |b|)``, the measure of tests/claims/test_ch2_reference.py."""
-    return float(np.abs(a - b).max() / max(1.0, np.abs(b).max()))
-
-
-@pytest.mark.parametrize(("model", "state"), _pinocchio())
+@pytest.mark.parametrize(("model", "state"), pinocchio_params())
 def test_dJ_dq_matches_pinocchio(model, state):
     """Pinocchio 4.1's dJmr_dq (frame Jacobian derivatives, converted to body twists (omega; nu)
     and [:, :, k] = dJ/dq_k) on the planar arm, two serial chains and a branching tree with
@@ -220,7 +201,7 @@ def test_a_flipped_slice_fails_every_check():
     assert not check_derivative(f, q, wrong, method="complex", rtol=COMPLEX_TOL, steps=[1e-20]).ok
     assert not check_derivative(f, q, wrong, rtol=CENTRAL_TOL, steps=STEPS).ok
     assert relative_error(wrong, bracket_form(model, q)) > 1e-2
-    pin_model, state = _pinocchio()[-1].values
+    pin_model, state = pinocchio_params()[-1].values
     ref = state["dJmr_dq"]
     k = int(np.argmax(np.abs(ref).sum(axis=(0, 1))))
     assert pinocchio_error(_flipped(jacobian_dq(pin_model, state["q"]), k), ref) > 1e-2
