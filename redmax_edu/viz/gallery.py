@@ -264,20 +264,15 @@ def position_errors(scene, tr):
         Label (e.g. ``"loop closure (m)"``, ``"joint limit violation (rad)"``) to an array of
         shape (nt,), in the order the groups first appear in ``scene.model.constraints``.
     """
-    groups = {}
-    for c, unit in zip(scene.model.constraints, error_units(scene), strict=True):
-        if unit is not None:
-            label = f"{c.kind}{' violation' if c.inequality else ''} ({unit})"
-            groups.setdefault(label, []).append(c.inequality)
-    if not groups:
+    labels = [None if unit is None else f"{c.kind}{' violation' if c.inequality else ''} ({unit})"
+              for c, unit in zip(scene.model.constraints, error_units(scene), strict=True)]
+    out = {label: np.zeros(len(tr.t)) for label in labels if label is not None}
+    if not out:
         return {}
-    out = {label: np.zeros(len(tr.t)) for label in groups}
-    units = error_units(scene)
     for k, (model, q, t) in enumerate(zip(tr.models, tr.q, tr.t, strict=True)):
-        for c, unit, err in zip(model.constraints, units, constraint_errors(model, q, t), strict=True):
-            if unit is None or not len(err):
+        for c, label, err in zip(model.constraints, labels, constraint_errors(model, q, t), strict=True):
+            if label is None or not len(err):
                 continue
-            label = f"{c.kind}{' violation' if c.inequality else ''} ({unit})"
             value = max(0.0, -float(err.min())) if c.inequality else float(np.abs(err).max())
             out[label][k] = max(out[label][k], value)
     return out
