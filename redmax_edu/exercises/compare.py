@@ -295,3 +295,37 @@ def explain(got, want, candidates=(), what="the right answer", tol=TOLERANCE):
 
 def _join(names):
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def finite_difference_verdict(analytic, numeric, names, what, tol=1e-6):
+    """Credit per direction for a derivative checked against finite differences; None when all agree.
+
+    Parameters
+    ----------
+    analytic, numeric : ndarray, shape (..., n)
+        The student's derivative and the central differences, direction index last.
+    names : sequence of str
+        The n directions ("body 0 omega_x", "q_2").
+    what : str
+        The comparison in words, the start of the message ("K differs from the central
+        differences of the wrench").
+    tol : float
+
+    Returns
+    -------
+    Verdict or None
+        The fraction of directions that agree, and a message naming those that do not.
+
+    Examples
+    --------
+    >>> numeric = np.stack([np.eye(2), 2 * np.eye(2)], axis=-1)
+    >>> print(finite_difference_verdict(numeric * [1, 0], numeric, ["x", "y"], "D is wrong").message)
+    D is wrong along y; it agrees along x.
+    """
+    wrong = direction_mismatches(analytic, numeric, names, tol)
+    if not wrong:
+        return None
+    right = [name for name in names if name not in wrong]
+    message = f"{what} along {', '.join(wrong)}"
+    message += f"; it agrees along {', '.join(right)}." if right else " (every direction)."
+    return Verdict(message, fraction=len(right) / len(names))

@@ -2,8 +2,9 @@
 
 * :func:`reference` loads the reference solutions from the source notebooks of
   ``exercises/`` (the notebook is the one copy of the solutions);
-* ``EXP_LOG_MUTANTS`` and ``ADJOINT_MUTANTS``: for every common mistake, a mutant of the
-  solution written as a student would, with numpy and ``brac`` only (a mutant calling the
+* ``EXP_LOG_MUTANTS``, ``ADJOINT_MUTANTS`` and the later ones (``FORCE_MUTANTS``, ...): for
+  every common mistake, a mutant of the solution written as a student would, with numpy and
+  ``brac`` only (a mutant calling the
   library would be refused as such), and a fragment of the message the grader must give it;
 * ``BROKEN``: submissions that raise, loop, sleep, return NaN or the wrong type, end the
   process, recurse without end, and the message each must get (graded as ``exp_se3`` or
@@ -21,11 +22,12 @@ import matplotlib
 import nbformat
 import numpy as np
 
-from redmax_edu.lie import brac
+from redmax_edu.lie import brac, gamma
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = {"01_exp_log": ROOT / "exercises/01_maximal/01_exp_log.ipynb",
-           "02_adjoint": ROOT / "exercises/01_maximal/02_adjoint.ipynb"}
+           "02_adjoint": ROOT / "exercises/01_maximal/02_adjoint.ipynb",
+           "03_force_derivatives": ROOT / "exercises/01_maximal/03_force_derivatives.ipynb"}
 
 
 def solution_cells(notebook):
@@ -327,6 +329,116 @@ ADJOINT_MUTANTS = {
     "adjoint_dot_ad_only": ("adjoint_dot", adjoint_dot_ad_only, "ad(phi) is the rate only at E = I"),
     "adjoint_dot_sign": ("adjoint_dot", adjoint_dot_sign, "it is minus the rate of the adjoint"),
     "adjoint_dot_ad_transposed": ("adjoint_dot", adjoint_dot_ad_transposed, "it uses ad(phi)^T"),
+}
+
+
+# --- spring_wrench, spring_stiffness, spring_damping ----------------------------------------------
+
+
+def _spring(E, phi, r, ks, kd):
+    """Rotations, material Jacobians and the world force on the first point."""
+    R = [E[0, :3, :3], E[1, :3, :3]]
+    x = [R[i] @ r[i] + E[i, :3, 3] for i in (0, 1)]
+    v = [R[i] @ gamma(r[i]) @ phi[i] for i in (0, 1)]
+    return R, [R[i] @ gamma(r[i]) for i in (0, 1)], ks * (x[1] - x[0]) + kd * (v[1] - v[0])
+
+
+def wrench_world(E, phi, r, ks, kd):
+    R, J, F = _spring(E, phi, r, ks, kd)
+    return np.concatenate([gamma(r[0]).T @ F, -gamma(r[1]).T @ F])  # F not rotated into the body
+
+
+def wrench_swapped(E, phi, r, ks, kd):
+    R, J, F = _spring(E, phi, r, ks, kd)
+    f = [R[0].T @ F, -R[1].T @ F]
+    return np.concatenate([f[0], np.cross(r[0], f[0]), f[1], np.cross(r[1], f[1])])  # (force, torque)
+
+
+def wrench_sign(E, phi, r, ks, kd):
+    R, J, F = _spring(E, phi, r, ks, kd)
+    return np.concatenate([-J[0].T @ F, J[1].T @ F])  # the force pushes the points apart
+
+
+def wrench_no_damping(E, phi, r, ks, kd):
+    R, J, F = _spring(E, np.zeros_like(phi), r, ks, kd)
+    return np.concatenate([J[0].T @ F, -J[1].T @ F])
+
+
+def wrench_blocks(E, phi, r, ks, kd):
+    R, J, F = _spring(E, phi, r, ks, kd)
+    return np.stack([J[0].T @ F, -J[1].T @ F])  # shape (2, 6)
+
+
+def _stiffness(E, phi, r, ks, kd, rotation=True, velocity=True):
+    R, J, F = _spring(E, phi, r, ks, kd)
+    dv = [np.hstack([-R[i] @ brac(gamma(r[i]) @ phi[i]), Z]) for i in (0, 1)]
+    K = np.zeros((12, 12))
+    for a, Fa in ((0, F), (1, -F)):
+        if rotation:
+            K[6 * a:6 * a + 6, 6 * a:6 * a + 3] += gamma(r[a]).T @ brac(R[a].T @ Fa)
+        for b in (0, 1):
+            sign = -1.0 if a == b else 1.0
+            dF = ks * J[b] + (kd * dv[b] if velocity else 0)
+            K[6 * a:6 * a + 6, 6 * b:6 * b + 6] += sign * J[a].T @ dF
+    return K
+
+
+def stiffness_no_rotation(E, phi, r, ks, kd):
+    return _stiffness(E, phi, r, ks, kd, rotation=False)
+
+
+def stiffness_no_velocity(E, phi, r, ks, kd):
+    return _stiffness(E, phi, r, ks, kd, velocity=False)
+
+
+def stiffness_transposed(E, phi, r, ks, kd):
+    return _stiffness(E, phi, r, ks, kd).T
+
+
+def stiffness_one_body(E, phi, r, ks, kd):
+    K = _stiffness(E, phi, r, ks, kd)
+    K[:, :6] = 0.0  # forgot that moving body 0 changes the force too
+    return K
+
+
+def _damping(E, phi, r, ks, kd, J=None):
+    J = _spring(E, phi, r, ks, kd)[1] if J is None else J
+    return np.block([[-kd * J[0].T @ J[0], kd * J[0].T @ J[1]], [kd * J[1].T @ J[0], -kd * J[1].T @ J[1]]])
+
+
+def damping_world(E, phi, r, ks, kd):
+    return _damping(E, phi, r, ks, kd, J=[gamma(r[0]), gamma(r[1])])
+
+
+def damping_sign(E, phi, r, ks, kd):
+    return -_damping(E, phi, r, ks, kd)
+
+
+def damping_one_body(E, phi, r, ks, kd):
+    D = _damping(E, phi, r, ks, kd)
+    D[:, 6:] = 0.0  # only the first body's twist
+    return D
+
+
+FORCE_MUTANTS = {
+    "wrench_world": ("spring_wrench", wrench_world,
+                     "off by a frame: the force is left in world coordinates"),
+    "wrench_swapped": ("spring_wrench", wrench_swapped, "omega and nu are swapped"),
+    "wrench_sign": ("spring_wrench", wrench_sign, "it is minus the wrench"),
+    "wrench_no_damping": ("spring_wrench", wrench_no_damping, "the damping term is missing"),
+    "wrench_blocks": ("spring_wrench", wrench_blocks,
+                      "returned an array of shape (2, 6); expected shape (12,). Return a flat array"),
+    "stiffness_no_rotation": ("spring_stiffness", stiffness_no_rotation,
+                              "it lacks the term of the rotation inside the wrench"),
+    "stiffness_no_velocity": ("spring_stiffness", stiffness_no_velocity, "it lacks the velocity term"),
+    "stiffness_transposed": ("spring_stiffness", stiffness_transposed,
+                             "it is the transpose of the stiffness K"),
+    "stiffness_one_body": ("spring_stiffness", stiffness_one_body,
+                           "along body 0 omega_x, body 0 omega_y, body 0 omega_z, body 0 nu_x"),
+    "damping_world": ("spring_damping", damping_world, "off by a frame: it is Gamma(r_a)^T Gamma(r_b)"),
+    "damping_sign": ("spring_damping", damping_sign, "it is minus the damping D"),
+    "damping_one_body": ("spring_damping", damping_one_body,
+                         "twist coordinate k along body 1 omega_x"),
 }
 
 
