@@ -204,7 +204,7 @@ def direction_mismatches(analytic, numeric, names=None, tol=1e-6):
 
 
 def judge_cases(fn, cases, *, name, shape, reference=None, accept=None, mistakes=None, what=None,
-                zero_case=None, tol=TOLERANCE, nan_hint="", hint=""):
+                zero_case=None, tol=TOLERANCE, nan_hint="", hint="", parts=None):
     """Run ``fn`` on each case, compare, and explain the first failure; None when all pass.
 
     Parameters
@@ -235,6 +235,8 @@ def judge_cases(fn, cases, *, name, shape, reference=None, accept=None, mistakes
         Added to the message when the output holds NaN or inf.
     hint : str
         Added to the message of a failure (what usually goes wrong with these inputs).
+    parts : dict, optional
+        Named blocks of the output for :func:`wrong_parts` (default: :data:`PARTS` by shape).
 
     Returns
     -------
@@ -259,7 +261,7 @@ def judge_cases(fn, cases, *, name, shape, reference=None, accept=None, mistakes
         candidates = list(mistakes(*args)) if mistakes else []
         what = what or f"the right {name}"
         named = named_mistake(got, want, candidates + generic_mistakes(want, what), tol)
-        explanation = named or explain(got, want, (), what, tol)
+        explanation = named or explain(got, want, (), what, tol, parts)
         message += f": {explanation}" if explanation else "."
     else:
         message += "."
@@ -282,7 +284,7 @@ def judge_cases(fn, cases, *, name, shape, reference=None, accept=None, mistakes
     return Verdict(message, fraction=1 - failures / len(cases))
 
 
-def explain(got, want, candidates=(), what="the right answer", tol=TOLERANCE):
+def explain(got, want, candidates=(), what="the right answer", tol=TOLERANCE, parts=None):
     """The best explanation of a wrong ``got``: a named mistake, a constant factor, or the wrong blocks."""
     named = named_mistake(got, want, list(candidates) + generic_mistakes(want, what), tol)
     if named:
@@ -290,7 +292,7 @@ def explain(got, want, candidates=(), what="the right answer", tol=TOLERANCE):
     s = scale_factor(got, want, tol)
     if s is not None:
         return f"it is {what} times {s:g}."
-    return wrong_parts(got, want, tol=tol)
+    return wrong_parts(got, want, parts, tol=tol)
 
 
 def _join(names):

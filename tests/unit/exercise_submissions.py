@@ -27,7 +27,8 @@ from redmax_edu.lie import brac, gamma
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = {"01_exp_log": ROOT / "exercises/01_maximal/01_exp_log.ipynb",
            "02_adjoint": ROOT / "exercises/01_maximal/02_adjoint.ipynb",
-           "03_force_derivatives": ROOT / "exercises/01_maximal/03_force_derivatives.ipynb"}
+           "03_force_derivatives": ROOT / "exercises/01_maximal/03_force_derivatives.ipynb",
+           "04_kkt_step": ROOT / "exercises/01_maximal/04_kkt_step.ipynb"}
 
 
 def solution_cells(notebook):
@@ -439,6 +440,90 @@ FORCE_MUTANTS = {
     "damping_sign": ("spring_damping", damping_sign, "it is minus the damping D"),
     "damping_one_body": ("spring_damping", damping_one_body,
                          "twist coordinate k along body 1 omega_x"),
+}
+
+
+# --- kkt_matrix, kkt_step -----------------------------------------------------------------------
+
+
+def _kkt(A, G, top_right, bottom_left):
+    k = len(G)
+    return np.block([[A, top_right], [bottom_left, np.zeros((k, k))]])
+
+
+def kkt_G_for_GT(A, G):
+    return _kkt(A, G, G, G.T)  # G and G^T exchanged
+
+
+def kkt_library_sign(A, G):
+    return _kkt(A, G, -G.T, G)  # this book's -G^T in the writeup's symmetric matrix
+
+
+def kkt_bottom_sign(A, G):
+    return _kkt(A, G, G.T, -G)
+
+
+def kkt_no_zero_block(A, G):
+    return np.block([[A, G.T]])  # the constraint rows left out: shape (m, m + k)
+
+
+def kkt_identity_block(A, G):
+    k = len(G)
+    return np.block([[A, G.T], [G, np.eye(k)]])  # a compliance where rigid joints have none
+
+
+def _solve(M, phi, f, G, g, h, gamma, b=None, r=None):
+    """Phi and the writeup's lambda, from the symmetric KKT matrix."""
+    m, k = len(phi), len(g)
+    b = M @ phi + h * f if b is None else b
+    r = -gamma * g if r is None else r
+    x = np.linalg.solve(np.block([[M, G.T], [G, np.zeros((k, k))]]), np.concatenate([b, r]))
+    return x[:m], x[m:]
+
+
+def step_writeup_sign(M, phi, f, G, g, h, gamma):
+    Phi, lam = _solve(M, phi, f, G, g, h, gamma)
+    return np.concatenate([Phi, lam])  # the writeup's lambda, not this book's
+
+
+def step_no_baumgarte(M, phi, f, G, g, h, gamma):
+    Phi, lam = _solve(M, phi, f, G, g, h, gamma, r=np.zeros(len(g)))
+    return np.concatenate([Phi, -lam])
+
+
+def step_baumgarte_sign(M, phi, f, G, g, h, gamma):
+    Phi, lam = _solve(M, phi, f, G, g, h, gamma, r=gamma * g)
+    return np.concatenate([Phi, -lam])
+
+
+def step_no_momentum(M, phi, f, G, g, h, gamma):
+    Phi, lam = _solve(M, phi, f, G, g, h, gamma, b=h * f)
+    return np.concatenate([Phi, -lam])
+
+
+def step_no_h(M, phi, f, G, g, h, gamma):
+    Phi, lam = _solve(M, phi, f, G, g, h, gamma, b=M @ phi + f)
+    return np.concatenate([Phi, -lam])
+
+
+def step_twists_only(M, phi, f, G, g, h, gamma):
+    return _solve(M, phi, f, G, g, h, gamma)[0]
+
+
+KKT_MUTANTS = {
+    "kkt_G_for_GT": ("kkt_matrix", kkt_G_for_GT, "the off-diagonal blocks are exchanged"),
+    "kkt_library_sign": ("kkt_matrix", kkt_library_sign, "the top-right block is -G^T: that is the sign"),
+    "kkt_bottom_sign": ("kkt_matrix", kkt_bottom_sign, "K is not symmetric: K["),
+    "kkt_no_zero_block": ("kkt_matrix", kkt_no_zero_block,
+                          "returned an array of shape (18, 33); expected"),
+    "kkt_identity_block": ("kkt_matrix", kkt_identity_block,
+                           "the bottom-right block (zero) is wrong; the top-left"),
+    "step_writeup_sign": ("kkt_step", step_writeup_sign, "the multipliers have the writeup's sign"),
+    "step_no_baumgarte": ("kkt_step", step_no_baumgarte, "the Baumgarte term is missing"),
+    "step_baumgarte_sign": ("kkt_step", step_baumgarte_sign, "the Baumgarte term has the wrong sign"),
+    "step_no_momentum": ("kkt_step", step_no_momentum, "the right-hand side lacks the momentum M phi"),
+    "step_no_h": ("kkt_step", step_no_h, "the force is not multiplied by the step"),
+    "step_twists_only": ("kkt_step", step_twists_only, "np.concatenate([Phi, lam])"),
 }
 
 
