@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCES = {"01_exp_log": ROOT / "exercises/01_maximal/01_exp_log.ipynb",
            "02_adjoint": ROOT / "exercises/01_maximal/02_adjoint.ipynb",
            "03_force_derivatives": ROOT / "exercises/01_maximal/03_force_derivatives.ipynb",
-           "04_kkt_step": ROOT / "exercises/01_maximal/04_kkt_step.ipynb"}
+           "04_kkt_step": ROOT / "exercises/01_maximal/04_kkt_step.ipynb",
+           "01_joint_Q_S_Sdot": ROOT / "exercises/02_reduced/01_joint_Q_S_Sdot.ipynb"}
 
 
 def solution_cells(notebook):
@@ -524,6 +525,124 @@ KKT_MUTANTS = {
     "step_no_momentum": ("kkt_step", step_no_momentum, "the right-hand side lacks the momentum M phi"),
     "step_no_h": ("kkt_step", step_no_h, "the force is not multiplied by the step"),
     "step_twists_only": ("kkt_step", step_twists_only, "np.concatenate([Phi, lam])"),
+}
+
+
+# --- universal_Q, universal_S, universal_Sdot ---------------------------------------------------
+
+
+def _rot_x(a):
+    return np.array([[1, 0, 0], [0, np.cos(a), -np.sin(a)], [0, np.sin(a), np.cos(a)]])
+
+
+def _rot_y(a):
+    return np.array([[np.cos(a), 0, np.sin(a)], [0, 1, 0], [-np.sin(a), 0, np.cos(a)]])
+
+
+def _pose(R):
+    Q = np.eye(4)
+    Q[:3, :3] = R
+    return Q
+
+
+def universal_Q_order(q):
+    return _pose(_rot_y(q[1]) @ _rot_x(q[0]))
+
+
+def universal_Q_transposed(q):
+    return _pose(_rot_x(q[0]) @ _rot_y(q[1])).T
+
+
+def universal_Q_y_sign(q):
+    return _pose(_rot_x(q[0]) @ _rot_y(q[1]).T)
+
+
+def universal_Q_half(q):
+    return _pose(_rot_x(q[0]) @ _rot_y(q[1] / 2))  # no named mistake; right at q = 0
+
+
+def _universal_S(q):
+    S = np.zeros((6, 2))
+    S[:3, 0] = [np.cos(q[1]), 0.0, np.sin(q[1])]
+    S[1, 1] = 1.0
+    return S
+
+
+def universal_S_constant(q):
+    return np.vstack([np.eye(3)[:, :2], np.zeros((3, 2))])  # the axes at q = 0
+
+
+def universal_S_swapped(q):
+    return np.vstack([np.zeros((3, 2)), _universal_S(q)[:3]])
+
+
+def universal_S_parent(q):
+    S = np.zeros((6, 2))
+    S[:3, 0] = [1.0, 0.0, 0.0]
+    S[:3, 1] = [0.0, np.cos(q[0]), np.sin(q[0])]  # the axes in the parent's frame
+    return S
+
+
+def universal_S_transposed(q):
+    return _universal_S(q).T
+
+
+def universal_S_columns(q):
+    return _universal_S(q)[:, ::-1]
+
+
+def universal_S_sign(q):
+    S = _universal_S(q)
+    S[2, 0] = -S[2, 0]  # R_y(q_2) e_x instead of R_y(q_2)^T e_x
+    return S
+
+
+def _dS(q):
+    top = np.array([[-np.sin(q[1]), 0.0], [0.0, 0.0], [np.cos(q[1]), 0.0]])
+    return np.vstack([top, np.zeros((3, 2))])
+
+
+def universal_Sdot_no_rate(q, qdot):
+    return _dS(q)
+
+
+def universal_Sdot_wrong_rate(q, qdot):
+    return _dS(q) * qdot[0]
+
+
+def universal_Sdot_sign(q, qdot):
+    Sd = _dS(q) * qdot[1]
+    Sd[0, 0] = -Sd[0, 0]  # d cos / dq = +sin
+    return Sd
+
+
+def universal_Sdot_swapped(q, qdot):
+    return np.vstack([np.zeros((3, 2)), _dS(q)[:3] * qdot[1]])
+
+
+def universal_Sdot_S(q, qdot):
+    return _universal_S(q) * qdot[1]  # S times the rate, not its derivative
+
+
+UNIVERSAL_MUTANTS = {
+    "universal_Q_order": ("universal_Q", universal_Q_order, "the rotations are in the wrong order"),
+    "universal_Q_transposed": ("universal_Q", universal_Q_transposed, "it is the transpose of Q(q)"),
+    "universal_Q_y_sign": ("universal_Q", universal_Q_y_sign, "the rotation about y turns the wrong way"),
+    "universal_Q_half": ("universal_Q", universal_Q_half, "It is right at q = (0, 0) and wrong elsewhere"),
+    "universal_S_constant": ("universal_S", universal_S_constant,
+                             "It is right at q = (0, 0) and wrong elsewhere"),
+    "universal_S_swapped": ("universal_S", universal_S_swapped, "omega and nu are swapped"),
+    "universal_S_parent": ("universal_S", universal_S_parent, "off by a frame: these are the joint's axes"),
+    "universal_S_transposed": ("universal_S", universal_S_transposed, "Rows and columns are exchanged"),
+    "universal_S_columns": ("universal_S", universal_S_columns, "the columns are exchanged"),
+    "universal_S_sign": ("universal_S", universal_S_sign, "along q_1; it agrees along q_2"),
+    "universal_Sdot_no_rate": ("universal_Sdot", universal_Sdot_no_rate, "multiply by qdot_2"),
+    "universal_Sdot_wrong_rate": ("universal_Sdot", universal_Sdot_wrong_rate,
+                                  "it uses qdot_1 where qdot_2"),
+    "universal_Sdot_sign": ("universal_Sdot", universal_Sdot_sign, "along q_2; it agrees along q_1"),
+    "universal_Sdot_swapped": ("universal_Sdot", universal_Sdot_swapped, "omega and nu are swapped"),
+    "universal_Sdot_S": ("universal_Sdot", universal_Sdot_S,
+                         "qdot = e_k) differs from the central difference"),
 }
 
 

@@ -13,7 +13,15 @@ import numpy as np
 import pytest
 
 from redmax_edu import lie
-from redmax_edu.exercises import ASSIGNMENTS, CheckFailed, adjoint, exp_log, force_derivatives, kkt_step
+from redmax_edu.exercises import (
+    ASSIGNMENTS,
+    CheckFailed,
+    adjoint,
+    exp_log,
+    force_derivatives,
+    kkt_step,
+    universal_joint,
+)
 
 from .exercise_submissions import (
     ADJOINT_MUTANTS,
@@ -21,13 +29,15 @@ from .exercise_submissions import (
     EXP_LOG_MUTANTS,
     FORCE_MUTANTS,
     KKT_MUTANTS,
+    UNIVERSAL_MUTANTS,
     reference,
 )
 
 MODULES = {"01_exp_log": exp_log, "02_adjoint": adjoint, "03_force_derivatives": force_derivatives,
-           "04_kkt_step": kkt_step}
+           "04_kkt_step": kkt_step, "01_joint_Q_S_Sdot": universal_joint}
 MUTANTS = {"01_exp_log": EXP_LOG_MUTANTS, "02_adjoint": ADJOINT_MUTANTS,
-           "03_force_derivatives": FORCE_MUTANTS, "04_kkt_step": KKT_MUTANTS}
+           "03_force_derivatives": FORCE_MUTANTS, "04_kkt_step": KKT_MUTANTS,
+           "01_joint_Q_S_Sdot": UNIVERSAL_MUTANTS}
 #: A short time limit for the looping submissions: a correct check takes milliseconds.
 QUICK = 0.5
 
