@@ -137,6 +137,8 @@ def _shape_hint(got, want):
         return " That is one 3x3 block; the matrix has four."
     if len(got) > len(want) and int(np.prod(got)) == int(np.prod(want)):
         return f" It has the right entries in blocks: stack them into one array of shape {want} (np.reshape)."
+    if len(got) == 1 and len(want) > 1 and got[0] == int(np.prod(want)):
+        return f" It has the right number of entries: reshape it to {want}."
     return ""
 
 

@@ -29,7 +29,8 @@ SOURCES = {"01_exp_log": ROOT / "exercises/01_maximal/01_exp_log.ipynb",
            "02_adjoint": ROOT / "exercises/01_maximal/02_adjoint.ipynb",
            "03_force_derivatives": ROOT / "exercises/01_maximal/03_force_derivatives.ipynb",
            "04_kkt_step": ROOT / "exercises/01_maximal/04_kkt_step.ipynb",
-           "01_joint_Q_S_Sdot": ROOT / "exercises/02_reduced/01_joint_Q_S_Sdot.ipynb"}
+           "01_joint_Q_S_Sdot": ROOT / "exercises/02_reduced/01_joint_Q_S_Sdot.ipynb",
+           "02_jacobian": ROOT / "exercises/02_reduced/02_jacobian.ipynb"}
 
 
 def solution_cells(notebook):
@@ -643,6 +644,112 @@ UNIVERSAL_MUTANTS = {
     "universal_Sdot_swapped": ("universal_Sdot", universal_Sdot_swapped, "omega and nu are swapped"),
     "universal_Sdot_S": ("universal_Sdot", universal_Sdot_S,
                          "qdot = e_k) differs from the central difference"),
+}
+
+
+# --- body_twists, jacobian ----------------------------------------------------------------------
+
+
+def _adj(E):
+    R, p = E[:3, :3], E[:3, 3]
+    return np.block([[R, Z], [brac(p) @ R, R]])
+
+
+def _inv_pose(E):
+    R, p = E[:3, :3], E[:3, 3]
+    out = np.eye(4)
+    out[:3, :3], out[:3, 3] = R.T, -R.T @ p
+    return out
+
+
+def _twists(parents, E_ij, E_ip, S, qdot, joint=_adj, parent=_adj, with_parent=True):
+    phi, start = np.zeros((len(parents), 6)), 0
+    for i, p in enumerate(parents):
+        k = S[i].shape[1]
+        phi[i] = joint(E_ij[i]) @ S[i] @ qdot[start:start + k]
+        if p >= 0 and with_parent:
+            phi[i] += parent(E_ip[i]) @ phi[p]
+        start += k
+    return phi
+
+
+def twists_inverse_joint(parents, E_ij, E_ip, S, qdot):
+    return _twists(parents, E_ij, E_ip, S, qdot, joint=lambda E: _adj(_inv_pose(E)))
+
+
+def twists_inverse_parent(parents, E_ij, E_ip, S, qdot):
+    return _twists(parents, E_ij, E_ip, S, qdot, parent=lambda E: _adj(_inv_pose(E)))
+
+
+def twists_no_parent(parents, E_ij, E_ip, S, qdot):
+    return _twists(parents, E_ij, E_ip, S, qdot, with_parent=False)
+
+
+def twists_parent_as_is(parents, E_ij, E_ip, S, qdot):
+    return _twists(parents, E_ij, E_ip, S, qdot, parent=lambda E: np.eye(6))
+
+
+def twists_flat(parents, E_ij, E_ip, S, qdot):
+    return _twists(parents, E_ij, E_ip, S, qdot).ravel()  # (6n,) for (n, 6)
+
+
+def _jacobian(parents, E_ij, E_ip, S, joint=_adj, parent=_adj, with_parent=True, reverse=False):
+    n, nq = len(parents), sum(s.shape[1] for s in S)
+    J = np.zeros((n, 6, nq))
+    end = nq
+    start = 0
+    for i, p in enumerate(parents):
+        k = S[i].shape[1]
+        cols = slice(end - k, end) if reverse else slice(start, start + k)
+        J[i][:, cols] = joint(E_ij[i]) @ S[i]
+        if p >= 0 and with_parent:
+            J[i] += parent(E_ip[i]) @ J[p]
+        start, end = start + k, end - k
+    return J.reshape(6 * n, nq)
+
+
+def jacobian_inverse_joint(parents, E_ij, E_ip, S):
+    return _jacobian(parents, E_ij, E_ip, S, joint=lambda E: _adj(_inv_pose(E)))
+
+
+def jacobian_inverse_parent(parents, E_ij, E_ip, S):
+    return _jacobian(parents, E_ij, E_ip, S, parent=lambda E: _adj(_inv_pose(E)))
+
+
+def jacobian_adjoint_transposed(parents, E_ij, E_ip, S):
+    return _jacobian(parents, E_ij, E_ip, S, joint=lambda E: _adj(E).T, parent=lambda E: _adj(E).T)
+
+
+def jacobian_no_parent(parents, E_ij, E_ip, S):
+    return _jacobian(parents, E_ij, E_ip, S, with_parent=False)
+
+
+def jacobian_reversed(parents, E_ij, E_ip, S):
+    return _jacobian(parents, E_ij, E_ip, S, reverse=True)
+
+
+def jacobian_blocks(parents, E_ij, E_ip, S):
+    J = _jacobian(parents, E_ij, E_ip, S)
+    return J.reshape(len(parents), 6, -1)
+
+
+JACOBIAN_MUTANTS = {
+    "twists_inverse_joint": ("body_twists", twists_inverse_joint,
+                             "the joint's twist S_i qdot_i is carried with"),
+    "twists_inverse_parent": ("body_twists", twists_inverse_parent,
+                              "the parent's twist is carried with Ad(E_p_i)"),
+    "twists_no_parent": ("body_twists", twists_no_parent, "the parent's twist is missing"),
+    "twists_parent_as_is": ("body_twists", twists_parent_as_is,
+                            "the parent's twist is added without Ad(E_i_p)"),
+    "twists_flat": ("body_twists", twists_flat,
+                    "returned an array of shape (18,); expected shape (3, 6). It has the right number"),
+    "jacobian_inverse_joint": ("jacobian", jacobian_inverse_joint, "the joint's columns use Ad(E_j_i)"),
+    "jacobian_inverse_parent": ("jacobian", jacobian_inverse_parent,
+                                "the parent's columns are carried with Ad(E_p_i)"),
+    "jacobian_adjoint_transposed": ("jacobian", jacobian_adjoint_transposed, "the transpose of the adjoint"),
+    "jacobian_no_parent": ("jacobian", jacobian_no_parent, "the parent's columns are missing"),
+    "jacobian_reversed": ("jacobian", jacobian_reversed, "the columns are in the wrong order"),
+    "jacobian_blocks": ("jacobian", jacobian_blocks, "It has the right entries in blocks"),
 }
 
 

@@ -20,6 +20,7 @@ from redmax_edu.exercises import (
     exp_log,
     force_derivatives,
     kkt_step,
+    reduced_jacobian,
     universal_joint,
 )
 
@@ -28,16 +29,17 @@ from .exercise_submissions import (
     BROKEN,
     EXP_LOG_MUTANTS,
     FORCE_MUTANTS,
+    JACOBIAN_MUTANTS,
     KKT_MUTANTS,
     UNIVERSAL_MUTANTS,
     reference,
 )
 
 MODULES = {"01_exp_log": exp_log, "02_adjoint": adjoint, "03_force_derivatives": force_derivatives,
-           "04_kkt_step": kkt_step, "01_joint_Q_S_Sdot": universal_joint}
+           "04_kkt_step": kkt_step, "01_joint_Q_S_Sdot": universal_joint, "02_jacobian": reduced_jacobian}
 MUTANTS = {"01_exp_log": EXP_LOG_MUTANTS, "02_adjoint": ADJOINT_MUTANTS,
            "03_force_derivatives": FORCE_MUTANTS, "04_kkt_step": KKT_MUTANTS,
-           "01_joint_Q_S_Sdot": UNIVERSAL_MUTANTS}
+           "01_joint_Q_S_Sdot": UNIVERSAL_MUTANTS, "02_jacobian": JACOBIAN_MUTANTS}
 #: A short time limit for the looping submissions: a correct check takes milliseconds.
 QUICK = 0.5
 
