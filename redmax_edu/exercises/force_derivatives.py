@@ -54,6 +54,12 @@ def terms(E, phi, r, ks, kd):
     return spring.evaluate(E, phi)
 
 
+def world_force(E, phi, r, ks, kd):
+    """The world force ``F`` on the first point (the library's point kinematics, Eq. 1.12)."""
+    x, v = forces.point_kinematics(E, phi, [forces.Attachment(0, r[0]), forces.Attachment(1, r[1])])
+    return ks * (x[1] - x[0]) + kd * (v[1] - v[0])
+
+
 def _state(rng, identity=False, rest=False):
     """Poses, twists, points and coefficients: the arguments of the three functions."""
     E = np.stack([np.eye(4) if identity else lie.random_transform(rng) for _ in range(2)])
@@ -102,9 +108,7 @@ def _world_jacobians(r):
 
 def wrench_mistakes(E, phi, r, ks, kd):
     """The usual wrong wrenches, with what went wrong."""
-    x = np.array([E[i, :3, :3] @ r[i] + E[i, :3, 3] for i in (0, 1)])
-    v = np.array([E[i, :3, :3] @ lie.gamma(r[i]) @ phi[i] for i in (0, 1)])
-    F = ks * (x[1] - x[0]) + kd * (v[1] - v[0])
+    F = world_force(E, phi, r, ks, kd)
     G = _world_jacobians(r)
     f = terms(E, phi, r, ks, kd).f
     torque_flipped = f.copy()
@@ -173,9 +177,7 @@ def _wrench_of_poses(args):
 def stiffness_mistakes(E, phi, r, ks, kd):
     """The usual wrong stiffness matrices, with what went wrong."""
     full = terms(E, phi, r, ks, kd)
-    x = np.array([E[i, :3, :3] @ r[i] + E[i, :3, 3] for i in (0, 1)])
-    v = np.array([E[i, :3, :3] @ lie.gamma(r[i]) @ phi[i] for i in (0, 1)])
-    F = ks * (x[1] - x[0]) + kd * (v[1] - v[0])
+    F = world_force(E, phi, r, ks, kd)
     rotation_term = np.zeros((12, 12))
     for i, Fi in ((0, F), (1, -F)):
         rotation_term[6 * i: 6 * i + 6, 6 * i: 6 * i + 3] = lie.gamma(r[i]).T @ lie.brac(E[i, :3, :3].T @ Fi)
