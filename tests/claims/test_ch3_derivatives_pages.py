@@ -444,6 +444,20 @@ def _derivative_cases(joint, q, qdot):
 PRESETS = joint_presets()
 
 
+def test_the_spline_hessian_is_continuous_and_dSdot_dq_jumps_at_a_knot():
+    """02_joint_derivatives, 'Composite and spline joints': S and dS/dq are continuous at a
+    knot, dSdot/dq jumps there, and the library takes it from the right."""
+    joint = PRESETS["spline_curve"][0]
+    q, qdot, h = np.array([2.0]), np.array([1.3]), 1e-7
+    assert check_derivative(joint.S, q, joint.dS_dq(q), rtol=1e-6).ok
+    G = joint.dSdot_dq(q, qdot)
+    sdot = lambda x: joint.Sdot(x, qdot)  # noqa: E731
+    right = ((sdot(q + h) - sdot(q)) / h)[..., None]
+    left = ((sdot(q) - sdot(q - h)) / h)[..., None]
+    scale = np.abs(G).max()
+    assert np.abs(right - G).max() < 1e-5 * scale and np.abs(left - G).max() > 1e-3 * scale
+
+
 def test_the_table_covers_13_joint_types():
     """02_joint_derivatives, 'Every joint against finite differences': all 13 joint types."""
     assert len(PRESETS) == 13
@@ -591,6 +605,8 @@ def test_the_derivatives_agree_with_pinocchio_within_1e_12():
     for path in paths:
         case = json.loads(path.read_text())
         model = model_from_dict(case["model"])
+        if path.stem == "tree_n12_branching":
+            assert model.n == 12 and "fixed" in case["joint_types"]
         for raw in case["states"]:
             s = {key: np.asarray(value, dtype=float) for key, value in raw.items()}
             fwd = forward_dynamics_derivatives(model, s["q"], s["qdot"], s["tau"])
