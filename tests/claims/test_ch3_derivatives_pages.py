@@ -194,6 +194,7 @@ def test_the_step_sweep_has_the_bounds_the_page_prints():
     """01_why_analytic, 'Where finite differences fail': best central error below 1e-8, best
     forward error below 1e-5, above 1e-3 at h = 1e-1 (truncation) and above 1e-4 at h = 1e-12
     (round-off), best central step between 1e-7 and 1e-4."""
+    assert abs(np.finfo(float).eps / 2.2e-16 - 1) < 0.01       # "machine precision 2.2e-16"
     steps, sweeps = _chain_sweeps()
     central = sweeps["central"]
     assert central.min() < 1e-8 and sweeps["forward"].min() < 1e-5
