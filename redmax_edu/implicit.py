@@ -53,10 +53,14 @@ Newton's method (Algorithm 12)
 From the predictor ``q_n + theta h qdot_n`` (theta the fraction of the step the solve spans),
 Newton steps ``dq = -H^-1 g`` with a backtracking line search: the step length halves (down to
 2^-10) until ``|g|`` falls by at least ``1e-4`` of the step length (Armijo on ``|g|_2``). The
-residual is measured in position units, ``|g|_inf / max_i M_ii`` (``g`` is a mass matrix times
-a position change), and the solve has converged when it is at most ``newton_tol`` (default
-1e-10 rad or m). A solve that has not converged after ``max_newton`` iterations raises
-:class:`~redmax_edu.integrators.SimulationError` with the time, the step and the residual.
+residual is measured as the velocity error it amounts to, ``|g|_inf / (h max_i M_ii)`` (``g`` is
+a mass matrix times a position change, and each scheme divides position changes by about ``h``
+to get its velocity, so a position-level tolerance would let the velocity error grow as the step
+shrinks), and the solve has converged when it is at most ``newton_tol`` (default 1e-10 rad/s or
+m/s), or when the Newton step has fallen to round-off (``16 eps (1 + |q|_inf)``) with the
+residual within 1e3 of the tolerance. A solve that has not converged after ``max_newton``
+iterations raises :class:`~redmax_edu.integrators.SimulationError` with the time, the step and
+the residual.
 
 Constraints (§2.8-2.9)
 ----------------------
@@ -108,7 +112,7 @@ ALPHA = (2.0 - np.sqrt(2.0)) / 2.0
 #: The implicit schemes :func:`redmax_edu.integrators.simulate` accepts.
 SCHEMES = ("bdf1", "sdirk2", "bdf2")
 
-#: Newton has converged when ``|g|_inf / max_i M_ii`` (rad or m) is at most this.
+#: Newton has converged when ``|g|_inf / (h max_i M_ii)`` (rad/s or m/s) is at most this.
 DEFAULT_NEWTON_TOL = 1e-10
 
 #: Newton iterations allowed per solve before the step is reported as failed.
@@ -118,8 +122,11 @@ DEFAULT_MAX_NEWTON = 25
 _ARMIJO = 1e-4
 _MIN_STEP_LENGTH = 2.0 ** -10
 
-#: Active-set rounds per step, and the slack of a violated row (m or rad) and of a pulling
-#: multiplier (relative to the largest one).
+#: A Newton step this small relative to ``1 + |q|_inf`` is round-off: the solve stops there (if
+#: the residual is within 1e3 of the tolerance, which round-off in ``g`` can keep it from reaching).
+_ROUNDOFF = 16 * np.finfo(float).eps
+
+#: Active-set rounds per step.
 _MAX_ACTIVE_ROUNDS = 10
 
 
@@ -246,8 +253,8 @@ class StepResidual:
 
     @property
     def scale(self):
-        """``max_i M_ii``: dividing ``g`` by it gives a residual in position units."""
-        return float(np.max(np.abs(np.diag(self.M))))
+        """``h max_i M_ii``: ``g`` divided by it is the velocity error it amounts to (rad/s or m/s)."""
+        return self.stencil.h * float(np.max(np.abs(np.diag(self.M))))
 
 
 @dataclass(frozen=True, eq=False)
@@ -260,8 +267,8 @@ class NewtonSolve:
     q, qdot : ndarray (nq,)
         The accepted position and the scheme's velocity.
     residuals : ndarray (iterations + 1,)
-        The scaled residual ``|g - G^T mu|_inf / max M_ii`` (and the constraint errors) at the
-        predictor and after each iteration (rad or m).
+        The scaled residual ``|g - G^T mu|_inf / (h max M_ii)`` (and the constraint errors over
+        h) at the predictor and after each iteration (rad/s or m/s).
     step_lengths : ndarray (iterations,)
         The line search's step length of each iteration (1 for a full Newton step).
     residual : StepResidual
@@ -565,6 +572,7 @@ class _Step:
     charts: bool = False
     tol: float = DEFAULT_NEWTON_TOL
     max_iter: int = DEFAULT_MAX_NEWTON
+    evaluations: int = 0                    # residual evaluations (dynamics_derivatives calls)
 
 
 def _fail(step, message):
@@ -584,6 +592,7 @@ def _evaluate(step, q):
     """The residual record at q, or a ValueError naming a joint at a singular chart."""
     if step.charts and singular_joints(step.model, q):
         _singular(step, q, "the mass matrix of the implicit step")
+    step.evaluations += 1
     try:
         return _residual(step.free, step.stencil, q, step.positions, step.v, step.tau)
     except SingularMassMatrixError:
@@ -594,9 +603,7 @@ def _evaluate(step, q):
 
 def _constraint_system(step, r, mask):
     """The held rows at ``r.q``: their Jacobian G (k, nq) and residual e (k,) in position units."""
-    from .constraints import constraint_rows
-
-    rows = constraint_rows(step.model, r.q, r.qdot, step.stencil.t)
+    rows = _rows_at(step, r.q)
     positional = np.concatenate([np.full(b.stop - b.start, c.positional)
                                  for c, b in zip(step.model.constraints, rows.blocks, strict=True)])
     scale = step.stencil.h / step.stencil.b_new
@@ -604,9 +611,10 @@ def _constraint_system(step, r, mask):
     return rows, rows.G[mask], e[mask]
 
 
-def _norm(r, e):
-    """The scaled residual of the KKT system: ``|g - G^T mu|_inf / max M_ii`` and ``|e|_inf``."""
-    return max(float(np.abs(r).max(initial=0.0)), float(np.abs(e).max(initial=0.0)))
+def _norm(r, e, h):
+    """The scaled residual of the KKT system, ``max(|g - G^T mu|_inf / (h max M_ii), |e|_inf / h)``
+    (``r`` is already divided by ``h max M_ii``)."""
+    return max(float(np.abs(r).max(initial=0.0)), float(np.abs(e).max(initial=0.0)) / h)
 
 
 def _newton(step, q, mask):
@@ -622,7 +630,8 @@ def _newton(step, q, mask):
         return r.g - G.T @ mu, e, G
 
     R, e, G = system(r, mu)
-    norms, lengths = [_norm(R / r.scale, e)], []
+    h = step.stencil.h
+    norms, lengths = [_norm(R / r.scale, e, h)], []
     while norms[-1] > step.tol:
         if len(lengths) == step.max_iter:
             _fail(step, f"Newton did not converge in {step.max_iter} iterations: the scaled residual is "
@@ -638,13 +647,15 @@ def _newton(step, q, mask):
         if not np.isfinite(dx).all():
             _singular(step, q, "the Newton matrix H of the implicit step")
         dq, dmu = dx[:nq], dx[nq:]
+        if np.abs(dq).max() <= _ROUNDOFF * (1.0 + np.abs(q).max()) and norms[-1] <= 1e3 * step.tol:
+            break                                             # converged to round-off
         length, best = 1.0, None
-        merit = np.sqrt(np.sum(R * R) + np.sum((r.scale * e) ** 2))
+        merit = np.sqrt(np.sum(R * R) + np.sum((r.scale / h * e) ** 2))
         while True:                                           # backtracking line search
             trial = _evaluate(step, q + length * dq)
             tmu = mu + length * dmu
             tR, te, tG = system(trial, tmu)
-            tmerit = np.sqrt(np.sum(tR * tR) + np.sum((trial.scale * te) ** 2))
+            tmerit = np.sqrt(np.sum(tR * tR) + np.sum((trial.scale / h * te) ** 2))
             if best is None or tmerit < best[0]:
                 best = (tmerit, length, trial, tmu, tR, te, tG)
             if tmerit <= (1.0 - _ARMIJO * length) * merit or length <= _MIN_STEP_LENGTH:
@@ -653,16 +664,15 @@ def _newton(step, q, mask):
         _, length, r, mu, R, e, G = best
         q = r.q
         lengths.append(length)
-        norms.append(_norm(R / r.scale, e))
+        norms.append(_norm(R / r.scale, e, h))
     return r, mu, G, np.array(norms), np.array(lengths)
 
 
-def _inequality_rows(step, r):
-    """The constraint rows at the solution and which of them are inequalities."""
+def _rows_at(step, q):
+    """The model's constraint rows at position q, with the solve's velocity and time."""
     from .constraints import constraint_rows
 
-    rows = constraint_rows(step.model, r.q, r.qdot, step.stencil.t)
-    return rows, rows.inequality
+    return constraint_rows(step.model, q, step.stencil.velocity(q, step.positions, step.v), step.stencil.t)
 
 
 def _solve(step, q_guess):
@@ -671,8 +681,8 @@ def _solve(step, q_guess):
     if not model.constraints:
         r, mu, G, norms, lengths = _newton(step, q_guess, None)
         return _record(step, r, norms, lengths, None, None, None, False)
-    r0 = _evaluate(step, q_guess)
-    rows, ineq = _inequality_rows(step, r0)
+    rows = _rows_at(step, q_guess)
+    ineq = rows.inequality
     active = step.active if step.active is not None else (rows.error[ineq] <= 0.0)
     start = active.copy()
     tol_c = max(10 * step.tol, 1e-9)
@@ -680,7 +690,7 @@ def _solve(step, q_guess):
         mask = ~ineq.copy()
         mask[ineq] = active
         r, mu, G, norms, lengths = _newton(step, q_guess, mask)
-        rows, _ = _inequality_rows(step, r)
+        rows = _rows_at(step, r.q)
         held_ineq = ineq[mask]
         mu_ineq = mu[held_ineq]
         pulling = mu_ineq < -1e-9 * max(1.0, float(np.abs(mu).max(initial=0.0)))
@@ -707,3 +717,64 @@ def _record(step, r, norms, lengths, G, lam, active, changed):
         _singular(step, r.q, "the Newton matrix H of the implicit step")
     return NewtonSolve(step.stencil, r.q, r.qdot, norms, lengths, r, lu, step.tau, step.model, G, lam,
                        active, changed)
+
+
+# --- the driver ------------------------------------------------------------------------------
+
+def _tau_at(tau_fn, per_step):
+    """``tau`` of a solve from its step and time: a row of the per-step controls, or tau_fn(t)."""
+    if per_step is not None:
+        return lambda step, t: per_step[step]
+    if tau_fn is None:
+        return lambda step, t: None
+    return lambda step, t: tau_fn(t)
+
+
+def _integrate_implicit(model, q, qdot, t0, n_steps, h, stride, tau_fn, per_step, scheme, progress,
+                        reparameterize, newton_tol, max_newton):
+    """The fixed-step loop of the implicit schemes; returns a Trajectory with its :class:`ImplicitRun`."""
+    from .integrators import _advance, _check_finite, _progress_bar, _Recorder, _reparameterize
+
+    charts = any(b.joint.has_charts for b in model.bodies)
+    if charts and singular_joints(model, q) and not reparameterize:
+        raise SingularMassMatrixError(_explain_singular(model, q, "the mass matrix at the initial state"))
+    tau_at = _tau_at(tau_fn, per_step)
+    builder = _Stencils(scheme, h, t0)
+    Q, V, models, anchors = [q], [qdot], [model], {0: qdot}
+    solves, restarts, switches = [], [], []
+    free, active, nfev = _free(model), None, 0
+    rec = _Recorder()
+    rec.add(t0, q, qdot, model)
+    with _progress_bar(progress, n_steps * h, scheme) as bar:
+        for k in range(n_steps):
+            n = builder.last
+            if reparameterize and charts:  # at the start of every step, as the explicit methods do
+                new, qn, vn, changed = _reparameterize(models[n], Q[n], V[n])
+                if changed:                # a new anchor in the new chart (see the module docstring)
+                    switches.append(builder.t[n])
+                    index = builder.restart(builder.t[n])
+                    Q.append(qn)
+                    V.append(vn)
+                    models.append(new)
+                    anchors[index] = vn
+                    restarts.append(index)
+                    model, free = new, _free(new)
+            for stencil in builder.next_step(k):
+                guess = Q[-1] + (stencil.t - builder.t[len(Q) - 1]) * V[-1]
+                v = anchors[stencil.anchor] if stencil.uses_velocity else None
+                step = _Step(model, free, stencil, Q, v, tau_at(k, stencil.t), active, charts, newton_tol,
+                             max_newton)
+                solve = _solve(step, guess)
+                nfev += step.evaluations
+                active = solve.active
+                _check_finite(stencil.t, np.concatenate([solve.q, solve.qdot]), scheme)
+                solves.append(solve)
+                Q.append(solve.q)
+                V.append(solve.qdot)
+                models.append(model)
+            if (k + 1) % stride == 0:
+                rec.add(builder.t[-1], Q[-1], V[-1], model)
+            _advance(bar, h)
+    run = ImplicitRun(scheme, h, np.array(builder.t), np.array(Q), tuple(models), anchors, tuple(solves),
+                      tuple(restarts))
+    return rec.trajectory(scheme, h, n_steps, nfev, switches, implicit=run)
