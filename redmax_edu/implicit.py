@@ -91,7 +91,7 @@ far from where it was decided. ``ImplicitRun.restarts`` lists the anchors. A joi
 singular chart (with ``reparameterize=False``) or a singular Newton matrix raises a
 ``ValueError`` naming the joint.
 
-Writeup §3.4 (its page of the book, 03_differentiable/04_implicit_integrators, is not yet written).
+Taught in book/03_differentiable/04_implicit_integrators.
 """
 
 from dataclasses import dataclass
@@ -469,7 +469,7 @@ def scheme_stencils(scheme, h, n_steps, t0=0.0):
     >>> s.b_new, s.b, s.c
     (1.5, {6: -2.0, 5: 0.5}, 0.4444444444444444)
 
-    Writeup §3.4 (its page of the book, 03_differentiable/04_implicit_integrators, is not yet written).
+    Taught in book/03_differentiable/04_implicit_integrators.
     """
     if scheme not in SCHEMES:
         raise ValueError(f"argument 'scheme' must be one of {', '.join(map(repr, SCHEMES))}, got {scheme!r}")
@@ -536,7 +536,7 @@ def step_residual(model, stencil, q_new, positions, v=None, tau=None):
     >>> sorted(r.dg_dq), r.dg_dtau
     ([0], array([[-0.0001]]))
 
-    Writeup §3.4 (its page of the book, 03_differentiable/04_implicit_integrators, is not yet written).
+    Taught in book/03_differentiable/04_implicit_integrators.
     """
     if not isinstance(stencil, Stencil):
         raise ValueError(f"argument 'stencil' must be a Stencil, got {type(stencil).__name__}")

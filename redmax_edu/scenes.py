@@ -889,7 +889,7 @@ def hanging_chain(n, length=0.2, mass=0.5, damping=0.0):
     >>> chain.nq, chain.bodies[3].parent, round(float(chain.bodies[0].mass), 3)
     (10, 2, 0.5)
 
-    Writeup §3.4 (its page of the book, 03_differentiable/04_implicit_integrators, is not yet written).
+    Taught in book/03_differentiable/04_implicit_integrators.
     """
     from .inertia import cuboid
     from .joints import Revolute

@@ -183,7 +183,7 @@ def _newton(run):
 
 
 def _height_label(runs):
-    return "height of the last body (m)" if runs.reduced else "height of the centre (m)"
+    return "last body's height (m)" if runs.reduced else "height of the centre (m)"
 
 
 def integrator_figure(runs, settings, *, height=4.4):
@@ -218,7 +218,7 @@ def integrator_figure(runs, settings, *, height=4.4):
     axes[0, 0].set_ylabel("energy change (J)")
     axes[1, 0].set_ylabel(_height_label(runs))
     if runs.reduced:
-        axes[2, 0].set_ylabel("Newton iterations / step")
+        axes[2, 0].set_ylabel("Newton iterations")
     axes[1, 0].legend(fontsize=8, loc="lower left")
     fig.tight_layout()
     return fig
@@ -264,6 +264,9 @@ def integrator_player(runs, *, methods=None, steps=None, points=200, height=460)
     def newton(key):
         found = _newton(runs.get(*key))
         t, n = (np.zeros(0), np.zeros(0, int)) if found is None else found
+        if len(t) > points:   # the most iterations of each run of steps, so no spike is lost
+            starts = np.arange(0, len(t), -(-len(t) // points))
+            t, n = t[starts], np.maximum.reduceat(n, starts)
         trace = go.Scatter(x=np.round(t, 4), y=n, mode="lines", line=dict(color="#2ca02c", shape="hv"),
                            name="Newton iterations")
         return trace, dict(yaxis3=dict(range=[0, max(5, int(n.max(initial=0)) + 1)]))
