@@ -3,9 +3,13 @@
 * Observed order, from a step sweep on a chain of three 1 m rods (0.5 s from q = (0.5, -0.3, 0.2)
   rad at rest) against RK45 at rtol 1e-12: BDF1 1, SDIRK2 2, BDF2 2, each within 0.15 (measured
   0.99, 2.03, 2.04; the largest error over q and qdot at the end, fitted over four steps halving).
-* Energy of that chain (no damping, 5 s at h = 0.01 s): BDF1 loses 0.63 J of the 1.8 J that moves
-  between kinetic and potential, BDF2 6.0e-3 J, SDIRK2 1.5e-4 J: BDF2 keeps the energy more than
-  ten times better than BDF1 (measured 100 times), SDIRK2 better still.
+* Energy of that chain (no damping, 5 s at h = 0.01 s): BDF1 loses 0.63 J, a third of the 1.8 J
+  that moves between kinetic and potential; BDF2 6.0e-3 J, SDIRK2 1.5e-4 J: BDF2 keeps the energy
+  about a hundred times better than BDF1 (the test asks for 50 to 200; measured 105), SDIRK2
+  better still.
+* The explorer's runs of the same chain at h = 40 ms take two to three Newton iterations per
+  step on average for BDF1 and BDF2 (measured 2.3 and 3.0), SDIRK2 about twice that with both
+  its stages (5.6).
 * Newton near the solution, on the 10-body chain (h = 0.01 s, tolerance 1e-13): every iteration
   squares the residual up to a constant, e_k+1 <= C e_k^2 with C at most 200 s/rad (measured 48,
   counting iterates above 1e-10 rad/s, where round-off is not yet felt); the same iteration
@@ -55,9 +59,16 @@ def test_observed_order_of_each_scheme(scheme):
 
 def test_bdf2_keeps_the_energy_of_a_conservative_chain_better_than_bdf1():
     loss = {s: -simulate(ROD_CHAIN, Q0, np.zeros(3), (0.0, 5.0), s, h=0.01).H[-1] for s in ORDERS}
-    assert loss["bdf1"] > 0.3                       # J: a third of the 1.8 J that swings
-    assert 0 < loss["bdf2"] < loss["bdf1"] / 10
+    assert 0.5 < loss["bdf1"] < 0.75                # J: a third of the 1.8 J that swings
+    assert 50 < loss["bdf1"] / loss["bdf2"] < 200
     assert abs(loss["sdirk2"]) < loss["bdf2"]
+
+
+def test_newton_iterations_per_step_in_the_explorers_runs():
+    mean = {s: simulate(ROD_CHAIN, Q0, np.zeros(3), (0.0, 5.0), s, h=0.04).implicit.iterations.mean()
+            for s in ORDERS}
+    assert 2 <= mean["bdf1"] <= 3 and 2 <= mean["bdf2"] <= 3
+    assert 1.5 * mean["bdf2"] <= mean["sdirk2"] <= 2.5 * mean["bdf2"]
 
 
 def quadratic_constants(run, floor=1e-10):
