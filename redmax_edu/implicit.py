@@ -58,7 +58,8 @@ a mass matrix times a position change, and each scheme divides position changes 
 to get its velocity, so a position-level tolerance would let the velocity error grow as the step
 shrinks), and the solve has converged when it is at most ``newton_tol`` (default 1e-10 rad/s or
 m/s), or when the Newton step has fallen to round-off (``16 eps (1 + |q|_inf)``) with the
-residual within 1e3 of the tolerance. A solve that has not converged after ``max_newton``
+residual within 1e3 of the tolerance (if no step length passes the Armijo test, the trial with
+the smallest residual is taken). A solve that has not converged after ``max_newton``
 iterations raises :class:`~redmax_edu.integrators.SimulationError` with the time, the step and
 the residual.
 
@@ -90,6 +91,17 @@ mapping the history into the new chart instead would need the chart change at ea
 far from where it was decided. ``ImplicitRun.restarts`` lists the anchors. A joint at a
 singular chart (with ``reparameterize=False``) or a singular Newton matrix raises a
 ``ValueError`` naming the joint.
+
+Where the writeup (as transcribed) reads differently
+--------------------------------------------------
+* Eq. (3.98): the damping term of ``dg^(1)/dq^(alpha)`` is ``(1 - alpha) h D``, not
+  ``(1 - alpha)/alpha h D``: ``dqdot^(1)/dq^(alpha) = -(1 - alpha)/(alpha^2 h)`` times
+  ``-alpha^2 h^2 D``. The other blocks of Eq. (3.92), (3.100) and (3.103) agree with the
+  stencils (tests/unit/test_implicit.py checks each against the typeset coefficients and all of
+  them against central differences).
+* Eq. (3.92) and (3.103) leave out the blocks of the initial state, ``dg/dq^(0)`` and
+  ``dg/dqdot^(0)``, constants of the forward run but what a gradient with respect to the
+  initial state needs: they are ``dg_dq[0]`` and ``dg_dv`` here.
 
 Taught in book/03_differentiable/04_implicit_integrators.
 """
