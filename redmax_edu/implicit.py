@@ -38,11 +38,14 @@ their multipliers and whether the active set changed in the step. With per-step 
 
 The schemes (alpha = (2 - sqrt 2) / 2)
 --------------------------------------
-``bdf1``   ``q1 = q0 + h qdot1`` with ``qdot1 = qdot0 + h M^-1 F1`` (Eq. 3.60-3.65).
-``sdirk2`` two stages per step (Eq. 3.66-3.75): ``q_a = q0 + alpha h qdot_a``, then
-           ``q1 = q0 + (1 - alpha) h qdot_a + alpha h qdot1``; L-stable, second order.
-``bdf2``   ``q1 = 4/3 q0 - 1/3 q_-1 + 2/3 h qdot1`` (Eq. 3.76-3.81), started by one SDIRK2 step;
-           its first two steps use the SDIRK2 velocity ``qdot^(1)`` (Eq. 3.101-3.102).
+``bdf1``
+    ``q1 = q0 + h qdot1`` with ``qdot1 = qdot0 + h M^-1 F1`` (Eq. 3.60-3.65).
+``sdirk2``
+    two stages per step (Eq. 3.66-3.75): ``q_a = q0 + alpha h qdot_a``, then
+    ``q1 = q0 + (1 - alpha) h qdot_a + alpha h qdot1``; L-stable, second order.
+``bdf2``
+    ``q1 = 4/3 q0 - 1/3 q_-1 + 2/3 h qdot1`` (Eq. 3.76-3.81), started by one SDIRK2 step;
+    its first two steps use the SDIRK2 velocity ``qdot^(1)`` (Eq. 3.101-3.102).
 
 Each scheme's velocity is a linear combination of positions (Eq. 3.61, 3.68, 3.72, 3.78); the
 stencils are built by substituting those combinations, so the startup cases of Eq. (3.92) and
@@ -93,7 +96,7 @@ singular chart (with ``reparameterize=False``) or a singular Newton matrix raise
 ``ValueError`` naming the joint.
 
 Where the writeup (as transcribed) reads differently
---------------------------------------------------
+----------------------------------------------------
 * Eq. (3.98): the damping term of ``dg^(1)/dq^(alpha)`` is ``(1 - alpha) h D``, not
   ``(1 - alpha)/alpha h D``: ``dqdot^(1)/dq^(alpha) = -(1 - alpha)/(alpha^2 h)`` times
   ``-alpha^2 h^2 D``. The other blocks of Eq. (3.92), (3.100) and (3.103) agree with the
