@@ -13,8 +13,8 @@ chart switch), ``f`` is the total force of Eq. (3.58) and ``tau`` the applied jo
 the new time. A :class:`Stencil` holds the numbers ``c``, ``a_j``, ``a_v``, ``b_new``, ``b_j``,
 ``b_v`` of one solve; :func:`scheme_stencils` gives those of a scheme, startup steps included.
 
-The API the adjoint builds on
------------------------------
+**The API the adjoint builds on**
+
 States are numbered in the order they are solved for: 0 is the initial state, then every
 solve adds one (for SDIRK2 and the first step of BDF2 the stage ``q^(alpha)`` comes before
 ``q^(1)``). For one solve,
@@ -36,8 +36,8 @@ their multipliers and whether the active set changed in the step. With per-step 
 (``tau`` of shape (n_steps, nq)) row ``stencil.step`` is the ``tau`` of a solve, so
 ``d g / d tau_k = -c h^2 1`` for every solve of step k.
 
-The schemes (alpha = (2 - sqrt 2) / 2)
---------------------------------------
+**The schemes (alpha = (2 - sqrt 2) / 2)**
+
 ``bdf1``
     ``q1 = q0 + h qdot1`` with ``qdot1 = qdot0 + h M^-1 F1`` (Eq. 3.60-3.65).
 ``sdirk2``
@@ -51,8 +51,8 @@ Each scheme's velocity is a linear combination of positions (Eq. 3.61, 3.68, 3.7
 stencils are built by substituting those combinations, so the startup cases of Eq. (3.92) and
 (3.101)-(3.103) come out of the same code as the steady ones.
 
-Newton's method (Algorithm 12)
-------------------------------
+**Newton's method (Algorithm 12)**
+
 From the predictor ``q_n + theta h qdot_n`` (theta the fraction of the step the solve spans),
 Newton steps ``dq = -H^-1 g`` with a backtracking line search: the step length halves (down to
 2^-10) until ``|g|`` falls by at least ``1e-4`` of the step length (Armijo on ``|g|_2``). The
@@ -66,8 +66,8 @@ the smallest residual is taken). A solve that has not converged after ``max_newt
 iterations raises :class:`~redmax_edu.integrators.SimulationError` with the time, the step and
 the residual.
 
-Constraints (§2.8-2.9)
-----------------------
+**Constraints (§2.8-2.9)**
+
 Equalities with a position error (loop closures, couplings, prescribed joints, node
 attachments) are held at the position level: the solve is the KKT system
 ``g(q) - G^T mu = 0``, ``e(q, t_new) = 0`` with ``G = de/dq`` the constraint rows and
@@ -82,8 +82,8 @@ and the solve repeats; ``NewtonSolve.active_set_changed`` records whether the se
 the step differs from the one that started it (differentiating through such a step is not
 meaningful). Friction is refused: use ``method="euler"``.
 
-Charts
-------
+**Charts**
+
 As the explicit integrators do, the state goes through ``model.reparameterize`` before every
 step. When a chart switches, the history (earlier positions, in the old chart) no longer
 matches the new coordinates; the run then *restarts*: the reparameterised state becomes a new
@@ -95,8 +95,8 @@ far from where it was decided. ``ImplicitRun.restarts`` lists the anchors. A joi
 singular chart (with ``reparameterize=False``) or a singular Newton matrix raises a
 ``ValueError`` naming the joint.
 
-Where the writeup (as transcribed) reads differently
-----------------------------------------------------
+**Where the writeup (as transcribed) reads differently**
+
 * Eq. (3.98): the damping term of ``dg^(1)/dq^(alpha)`` is ``(1 - alpha) h D``, not
   ``(1 - alpha)/alpha h D``: ``dqdot^(1)/dq^(alpha) = -(1 - alpha)/(alpha^2 h)`` times
   ``-alpha^2 h^2 D``. The other blocks of Eq. (3.92), (3.100) and (3.103) agree with the
