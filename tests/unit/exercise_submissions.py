@@ -25,7 +25,10 @@ from redmax_edu.lie import brac
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = {"01_exp_log": ROOT / "exercises/01_maximal/01_exp_log.ipynb",
-           "02_adjoint": ROOT / "exercises/01_maximal/02_adjoint.ipynb"}
+           "02_adjoint": ROOT / "exercises/01_maximal/02_adjoint.ipynb",
+           "03_forward_dynamics": ROOT / "exercises/02_reduced/03_forward_dynamics.ipynb",
+           "04_recursive": ROOT / "exercises/02_reduced/04_recursive.ipynb",
+           "01_lagrangian_arm": ROOT / "exercises/04_companions/01_lagrangian_arm.ipynb"}
 
 
 def solution_cells(notebook):

@@ -13,12 +13,24 @@ import numpy as np
 import pytest
 
 from redmax_edu import lie
-from redmax_edu.exercises import ASSIGNMENTS, CheckFailed, adjoint, exp_log
+from redmax_edu.exercises import (
+    ASSIGNMENTS,
+    CheckFailed,
+    adjoint,
+    exp_log,
+    forward_dynamics,
+    lagrangian_arm,
+    recursive,
+)
 
 from .exercise_submissions import ADJOINT_MUTANTS, BROKEN, EXP_LOG_MUTANTS, reference
+from .exercise_submissions_dynamics import FORWARD_DYNAMICS_MUTANTS, LAGRANGIAN_MUTANTS, RECURSIVE_MUTANTS
 
-MODULES = {"01_exp_log": exp_log, "02_adjoint": adjoint}
-MUTANTS = {"01_exp_log": EXP_LOG_MUTANTS, "02_adjoint": ADJOINT_MUTANTS}
+MODULES = {"01_exp_log": exp_log, "02_adjoint": adjoint, "03_forward_dynamics": forward_dynamics,
+           "04_recursive": recursive, "01_lagrangian_arm": lagrangian_arm}
+MUTANTS = {"01_exp_log": EXP_LOG_MUTANTS, "02_adjoint": ADJOINT_MUTANTS,
+           "03_forward_dynamics": FORWARD_DYNAMICS_MUTANTS, "04_recursive": RECURSIVE_MUTANTS,
+           "01_lagrangian_arm": LAGRANGIAN_MUTANTS}
 #: A short time limit for the looping submissions: a correct check takes milliseconds.
 QUICK = 0.5
 
@@ -80,6 +92,19 @@ def test_a_broken_submission_gets_a_clear_message_within_the_time_limit(assignme
     elapsed = time.monotonic() - start
     checks = len(report.results)
     assert elapsed < checks * QUICK + 5, f"{elapsed:.1f} s for {checks} checks"
+    assert report.points == 0
+    assert all(message in r.message for r in report.results), str(report)
+    assert set(report.statuses()) == {status}
+
+
+@pytest.mark.parametrize("name", ["raises", "loops", "returns_text", "returns_none", "kills_the_process"])
+@pytest.mark.parametrize(("assignment_name", "function"),
+                         [("03_forward_dynamics", "reduced_forces"), ("04_recursive", "body_accelerations"),
+                          ("01_lagrangian_arm", "coriolis_matrix")])
+def test_the_part_2_and_companion_checks_survive_broken_submissions(assignment_name, function, name):
+    # the checks that call the submission themselves (symmetry, finite differences, C qdot) included
+    fn, message, status = BROKEN[name]
+    report = MODULES[assignment_name].check(function, fn, time_limit=QUICK)
     assert report.points == 0
     assert all(message in r.message for r in report.results), str(report)
     assert set(report.statuses()) == {status}
