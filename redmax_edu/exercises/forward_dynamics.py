@@ -305,13 +305,34 @@ def forces_general(fn, rng):
 def dynamics_mistakes(model, q, qdot, tau):
     """The usual wrong accelerations, with what went wrong."""
     M, f = dynamics.mass_matrix(model, q), dynamics.reduced_forces(model, q, qdot)
-    return [
+    found = [
         ("tau is left out: M_r qddot = f_r + tau.", lambda: np.linalg.solve(M, f)),
         ("tau has the wrong sign: M_r qddot = f_r + tau.", lambda: np.linalg.solve(M, f - tau)),
         ("f_r has the wrong sign: M_r qddot = f_r + tau.", lambda: np.linalg.solve(M, tau - f)),
         ("it is M_r (f_r + tau): solve M_r qddot = f_r + tau for qddot (np.linalg.solve).",
          lambda: M @ (f + tau)),
     ]
+    # a mistake of mass_matrix or reduced_forces, carried into the accelerations
+    for message, wrong_M in mass_mistakes(model, q):
+        found.append((f"it solves with a wrong mass matrix ({_clause(message)}); the checks of "
+                      "mass_matrix say more.", lambda wrong_M=wrong_M: _solve(wrong_M(), f + tau)))
+    for message, wrong_f in force_mistakes(model, q, qdot):
+        found.append((f"it solves with a wrong reduced force ({_clause(message)}); the checks of "
+                      "reduced_forces say more.", lambda wrong_f=wrong_f: _solve(M, wrong_f() + tau)))
+    return found
+
+
+def _clause(message):
+    """A sentence as a clause inside another: no capital, no full stop."""
+    return message[:1].lower() + message[1:].rstrip(".")
+
+
+def _solve(M, b):
+    """``M^-1 b``, or NaN (which matches nothing) when a wrong ``M`` is singular."""
+    try:
+        return np.linalg.solve(M, b)
+    except np.linalg.LinAlgError:
+        return np.full(np.shape(b), np.nan)
 
 
 def _dynamics_cases(fn, cases, **kwargs):

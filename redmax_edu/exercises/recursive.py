@@ -175,9 +175,10 @@ def accelerations_finite_differences(fn, rng):
 
 
 def _inward(model, q, qdot, qddot, order="leaves", transpose=True, children=True, coriolis="ad^T",
-            gravity=1.0, own=True):
-    """The inward sweep with one of its parts changed (the usual mistakes)."""
-    phidot, kin = recursive.body_accelerations(model, q, qdot, qddot)
+            gravity=1.0, own=True, phidot=None):
+    """The inward sweep with one of its parts changed (the usual mistakes), or on other ``phidot``."""
+    right, kin = recursive.body_accelerations(model, q, qdot, qddot)
+    phidot = right if phidot is None else phidot
     A_ij = joint_twist_adjoints(model)
     W = np.zeros((model.n, 6))
     for i, body in enumerate(model.bodies):
@@ -214,6 +215,10 @@ def torque_mistakes(model, q, qdot, qddot):
          "M_i phidot_i - f_i.", lambda: _inward(model, q, qdot, qddot, gravity=-1.0)),
         ("off by a frame: tau_i = (Ad(E_i_j) S_i)^T W_i; S_i is in the joint's frame and W_i in the "
          "body's.", lambda: _inward(model, q, qdot, qddot, own=False)),
+    ] + [  # a mistake of body_accelerations, carried into the joint forces
+        (f"it uses wrong body accelerations ({message[:1].lower()}{message[1:].rstrip('.')}); the checks of "
+         "body_accelerations say more.", lambda wrong=wrong: _inward(model, q, qdot, qddot, phidot=wrong()))
+        for message, wrong in acceleration_mistakes(model, q, qdot, qddot)
     ]
 
 

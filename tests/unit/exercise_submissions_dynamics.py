@@ -107,6 +107,10 @@ def dynamics_times_M(model, q, qdot, tau):
     return _solution_mass(model, q) @ (_solution_forces(model, q, qdot) + tau)
 
 
+def dynamics_on_forces_without_qvv(model, q, qdot, tau):
+    return np.linalg.solve(_solution_mass(model, q), forces_no_qvv(model, q, qdot) + tau)
+
+
 def dynamics_column(model, q, qdot, tau):
     M, f = _solution_mass(model, q), _solution_forces(model, q, qdot)
     return np.linalg.solve(M, (f + tau)[:, None])  # a column vector
@@ -132,6 +136,8 @@ FORWARD_DYNAMICS_MUTANTS = {
     "dynamics_tau_sign": ("forward_dynamics", dynamics_tau_sign, "tau has the wrong sign"),
     "dynamics_times_M": ("forward_dynamics", dynamics_times_M, "it is M_r (f_r + tau): solve"),
     "dynamics_column": ("forward_dynamics", dynamics_column, "Return a flat array"),
+    "dynamics_on_forces_without_qvv": ("forward_dynamics", dynamics_on_forces_without_qvv,
+                                       "it solves with a wrong reduced force (the quadratic velocity"),
 }
 
 
@@ -165,10 +171,10 @@ def accelerations_no_sdot(model, q, qdot, qddot):
 
 
 def _sweep_in(model, q, qdot, qddot, order="leaves", carry=lambda A: A.T, children=True, coriolis=True,
-              gravity=1.0, frame=True):
+              gravity=1.0, frame=True, phidot=None):
     kin = forward_kinematics(model, q, qdot)
     A_ij = joint_twist_adjoints(model)
-    phidot = _sweep_out(model, q, qdot, qddot)
+    phidot = _sweep_out(model, q, qdot, qddot) if phidot is None else phidot
     W = np.zeros((model.n, 6))
     for i, body in enumerate(model.bodies):
         M = np.zeros((6, 6))
@@ -184,6 +190,10 @@ def _sweep_in(model, q, qdot, qddot, order="leaves", carry=lambda A: A.T, childr
         if p >= 0 and children:
             W[p] += carry(kin.A_ip[i]) @ W[i]
     return tau
+
+
+def torques_on_accelerations_without_bias(model, q, qdot, qddot):
+    return _sweep_in(model, q, qdot, qddot, phidot=accelerations_no_bias(model, q, qdot, qddot))
 
 
 def torques_root_first(model, q, qdot, qddot):
@@ -227,6 +237,8 @@ RECURSIVE_MUTANTS = {
     "torques_joint_frame": ("inverse_dynamics", torques_joint_frame,
                             "off by a frame: tau_i = (Ad(E_i_j) S_i)^T W_i"),
     "torques_gravity_sign": ("inverse_dynamics", torques_gravity_sign, "gravity has the wrong sign"),
+    "torques_on_accelerations_without_bias": ("inverse_dynamics", torques_on_accelerations_without_bias,
+                                              "it uses wrong body accelerations (the velocity-product"),
 }
 
 
