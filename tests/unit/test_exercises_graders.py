@@ -212,3 +212,12 @@ def test_a_wrong_half_turn_is_judged_by_the_round_trip_and_either_axis_sign_is_r
 
     result = exp_log.check("log_se3", log_se3).results
     assert [r.full_marks for r in result if r.title.startswith("half turns")] == [True]
+
+
+def test_the_instructors_guide_shows_a_report_as_the_grader_prints_it():
+    # exercises/README.md is also the book's instructor page (book/appendix/instructors.md)
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "exercises" / "README.md").read_text(encoding="utf-8")
+    report = str(adjoint.check("adjoint", ADJOINT_MUTANTS["adjoint_R_p"][1]))
+    assert f"```text\n{report}\n```" in readme
