@@ -69,7 +69,8 @@ def call(fn, *args, name, shape, label, nan_hint=""):
     Raises
     ------
     Verdict
-        With a message naming the problem (:class:`Unanswered` for an unanswered part).
+        With a message naming the problem (:class:`~redmax_edu.exercises.core.Unanswered` for an
+        unanswered part).
 
     Examples
     --------

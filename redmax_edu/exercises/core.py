@@ -26,6 +26,10 @@ from .sandbox import TIME_LIMIT, run_isolated
 #: the graded inputs are not the ones a submission was tuned on.
 GRADING_SEED = 1
 
+#: The width of a printed report, in characters: it fits the output area of a code cell in
+#: the book's pages and in Jupyter without a horizontal scroll bar.
+REPORT_WIDTH = 80
+
 #: Statuses of a result, best first.
 STATUSES = ("correct", "partial", "wrong", "unanswered", "timeout", "crashed", "error")
 
@@ -121,7 +125,7 @@ class Report:
       every check: f is not answered yet.
     """
 
-    def __init__(self, results, width=100):
+    def __init__(self, results, width=REPORT_WIDTH):
         self.results = list(results)
         self.width = width
 

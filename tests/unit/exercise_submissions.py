@@ -30,7 +30,10 @@ SOURCES = {"01_exp_log": ROOT / "exercises/01_maximal/01_exp_log.ipynb",
            "03_force_derivatives": ROOT / "exercises/01_maximal/03_force_derivatives.ipynb",
            "04_kkt_step": ROOT / "exercises/01_maximal/04_kkt_step.ipynb",
            "01_joint_Q_S_Sdot": ROOT / "exercises/02_reduced/01_joint_Q_S_Sdot.ipynb",
-           "02_jacobian": ROOT / "exercises/02_reduced/02_jacobian.ipynb"}
+           "02_jacobian": ROOT / "exercises/02_reduced/02_jacobian.ipynb",
+           "03_forward_dynamics": ROOT / "exercises/02_reduced/03_forward_dynamics.ipynb",
+           "04_recursive": ROOT / "exercises/02_reduced/04_recursive.ipynb",
+           "01_lagrangian_arm": ROOT / "exercises/04_companions/01_lagrangian_arm.ipynb"}
 
 
 def solution_cells(notebook):

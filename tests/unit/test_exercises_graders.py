@@ -19,7 +19,10 @@ from redmax_edu.exercises import (
     adjoint,
     exp_log,
     force_derivatives,
+    forward_dynamics,
     kkt_step,
+    lagrangian_arm,
+    recursive,
     reduced_jacobian,
     universal_joint,
 )
@@ -34,12 +37,17 @@ from .exercise_submissions import (
     UNIVERSAL_MUTANTS,
     reference,
 )
+from .exercise_submissions_dynamics import FORWARD_DYNAMICS_MUTANTS, LAGRANGIAN_MUTANTS, RECURSIVE_MUTANTS
 
 MODULES = {"01_exp_log": exp_log, "02_adjoint": adjoint, "03_force_derivatives": force_derivatives,
-           "04_kkt_step": kkt_step, "01_joint_Q_S_Sdot": universal_joint, "02_jacobian": reduced_jacobian}
+           "04_kkt_step": kkt_step, "01_joint_Q_S_Sdot": universal_joint, "02_jacobian": reduced_jacobian,
+           "03_forward_dynamics": forward_dynamics, "04_recursive": recursive,
+           "01_lagrangian_arm": lagrangian_arm}
 MUTANTS = {"01_exp_log": EXP_LOG_MUTANTS, "02_adjoint": ADJOINT_MUTANTS,
            "03_force_derivatives": FORCE_MUTANTS, "04_kkt_step": KKT_MUTANTS,
-           "01_joint_Q_S_Sdot": UNIVERSAL_MUTANTS, "02_jacobian": JACOBIAN_MUTANTS}
+           "01_joint_Q_S_Sdot": UNIVERSAL_MUTANTS, "02_jacobian": JACOBIAN_MUTANTS,
+           "03_forward_dynamics": FORWARD_DYNAMICS_MUTANTS, "04_recursive": RECURSIVE_MUTANTS,
+           "01_lagrangian_arm": LAGRANGIAN_MUTANTS}
 #: A short time limit for the looping submissions: a correct check takes milliseconds.
 QUICK = 0.5
 
@@ -101,6 +109,19 @@ def test_a_broken_submission_gets_a_clear_message_within_the_time_limit(assignme
     elapsed = time.monotonic() - start
     checks = len(report.results)
     assert elapsed < checks * QUICK + 5, f"{elapsed:.1f} s for {checks} checks"
+    assert report.points == 0
+    assert all(message in r.message for r in report.results), str(report)
+    assert set(report.statuses()) == {status}
+
+
+@pytest.mark.parametrize("name", ["raises", "loops", "returns_text", "returns_none", "kills_the_process"])
+@pytest.mark.parametrize(("assignment_name", "function"),
+                         [("03_forward_dynamics", "reduced_forces"), ("04_recursive", "body_accelerations"),
+                          ("01_lagrangian_arm", "coriolis_matrix")])
+def test_the_part_2_and_companion_checks_survive_broken_submissions(assignment_name, function, name):
+    # the checks that call the submission themselves (symmetry, finite differences, C qdot) included
+    fn, message, status = BROKEN[name]
+    report = MODULES[assignment_name].check(function, fn, time_limit=QUICK)
     assert report.points == 0
     assert all(message in r.message for r in report.results), str(report)
     assert set(report.statuses()) == {status}
@@ -208,3 +229,12 @@ def test_a_wrong_half_turn_is_judged_by_the_round_trip_and_either_axis_sign_is_r
 
     result = exp_log.check("log_se3", log_se3).results
     assert [r.full_marks for r in result if r.title.startswith("half turns")] == [True]
+
+
+def test_the_instructors_guide_shows_a_report_as_the_grader_prints_it():
+    # exercises/README.md is also the book's instructor page (book/appendix/instructors.md)
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "exercises" / "README.md").read_text(encoding="utf-8")
+    report = str(adjoint.check("adjoint", ADJOINT_MUTANTS["adjoint_R_p"][1]))
+    assert f"```text\n{report}\n```" in readme
