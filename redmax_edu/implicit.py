@@ -332,12 +332,12 @@ class ImplicitRun:
     ----------
     scheme : str
     h : float
-    t : ndarray (N + 1,)
+    t : ndarray, shape (N + 1,)
         Time of every state (stages included).
-    q : ndarray (N + 1, nq)
+    q : ndarray, shape (N + 1, nq)
         Position of every state; row i in the chart of ``models[i]``.
     models : tuple of Model
-    anchors : dict of int to ndarray (nq,)
+    anchors : dict of int to ndarray, shape (nq,)
         The velocity given at each anchor state: ``{0: qdot0}``, plus one entry per restart.
     solves : tuple of NewtonSolve
         One per solved state, in order (``solves[k].stencil.index`` is its state).
