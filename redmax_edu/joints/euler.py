@@ -270,7 +270,7 @@ class SphericalEuler(Joint):
 
         Its columns are the three rotation axes: ``e_a``, then ``R_a e_b``, then
         ``R_a R_b e_c``, in the frame the angular velocity is expressed in. In the body frame
-        it is the top block of :meth:`S` (Tables 1-2); in the world frame it is ``R S``. For the
+        it is the top block of ``S(q)`` (Tables 1-2); in the world frame it is ``R S``. For the
         roll-pitch-yaw chart ``"ZYX"`` in the world frame it is the notes' first matrix of §0.4.
 
         Parameters
