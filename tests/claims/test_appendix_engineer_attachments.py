@@ -49,3 +49,42 @@ def test_glued_point_adds_its_spatial_inertia_and_its_weight(rng):
         assert np.abs(glued.f - J.T @ f[6:]).max() < 1e-12
         v = glued.solve()[0]
         assert np.abs(v[6:] - J @ v[:6]).max() < 1e-12
+
+
+def test_two_masters_chains_and_fictitious_forces(rng):
+    """§0.18-0.19 on the page: the coupled mass matrix of a point between two masters (to 1e-14);
+    a chain eliminated one at a time equals at once (to 1e-12); the acceleration-level right-hand side
+    gives the Coriolis wrench ad(phi)^T M_p phi of the point (to 1e-12)."""
+    from redmax_edu.maximal.forces import Coriolis
+
+    for _ in range(5):
+        m1, m2, mk, w1, w2 = rng.uniform(0.5, 2.0, 3).tolist() + rng.uniform(0, 1, 2).tolist()
+        M3 = np.diag([m1] * 3 + [m2] * 3 + [mk] * 3)
+        between = reduce_attachments(M3, np.zeros(9), None, None, [6, 7, 8],
+                                     -np.hstack([w1 * np.eye(3), w2 * np.eye(3)]))
+        expected = np.block([[(m1 + w1**2 * mk) * np.eye(3), w1 * w2 * mk * np.eye(3)],
+                             [w1 * w2 * mk * np.eye(3), (m2 + w2**2 * mk) * np.eye(3)]])
+        assert np.abs(between.M - expected).max() < 1e-14
+
+        E, r, m = random_transform(rng), rng.standard_normal(3), rng.uniform(0.1, 2.0)
+        J = material_jacobian(E, r)
+        M12 = np.zeros((12, 12))
+        M12[:6, :6] = np.diag(rng.uniform(0.01, 0.1, 3).tolist() + [1.5] * 3)
+        M12[6:9, 6:9], M12[9:, 9:] = 0.3 * np.eye(3), 0.2 * np.eye(3)
+        f12 = rng.standard_normal(12)
+        first = reduce_attachments(M12, f12, None, None, [9, 10, 11],
+                                   np.hstack([np.zeros((3, 6)), -0.5 * np.eye(3)]))
+        then = reduce_attachments(first.M, first.f, None, None, [6, 7, 8], -J)
+        at_once = reduce_attachments(M12, f12, None, None, list(range(6, 12)), np.vstack([-J, -0.5 * J]))
+        assert np.abs(then.M - at_once.M).max() < 1e-12 and np.abs(then.f - at_once.f).max() < 1e-12
+
+        M = np.zeros((9, 9))
+        M[:6, :6] = M12[:6, :6]
+        M[6:, 6:] = m * np.eye(3)
+        phi = rng.standard_normal(6)
+        g_b = E[:3, :3] @ np.cross(phi[:3], phi[3:] + np.cross(phi[:3], r))
+        moving = reduce_attachments(M, np.zeros(9), None, None, [6, 7, 8], -J, g_b)
+        C = brac(r)
+        M_point = m * np.block([[-C @ C, C], [-C, np.eye(3)]])
+        coriolis = Coriolis(0, M_point).evaluate(E[None], phi[None]).f
+        assert np.abs(moving.f - coriolis).max() < 1e-12 * max(1.0, np.abs(coriolis).max())
