@@ -52,7 +52,7 @@ here, each checked by the tests:
   and a change ``dq`` moves body i along its own twist ``J_i dq``, which is why ``K_m`` enters
   Eq. (3.58) as ``J^T K_m J``.
 
-Writeup §3.3; the book's chapter on it (03_differentiable) is not yet written.
+Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
 """
 
 from dataclasses import dataclass
@@ -336,7 +336,7 @@ def dynamics_derivatives(model, q, qdot):
     >>> bool(np.allclose(d.f, reduced_forces(arm, [0.3, 0.5], [1.0, 2.0]))), d.dM_dq.shape
     (True, (2, 2, 2))
 
-    Writeup §3.3 (its chapter of the book, 03_differentiable, is not yet written).
+    Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
     return _terms(model, *_checked(model, q, qdot))
 
@@ -360,7 +360,7 @@ def mass_matrix_derivative(model, q):
     >>> round(float(dM[0, 0, 1]), 12), round(float(-2 * 1.0 * np.sin(0.5)), 12), float(dM[0, 0, 0])
     (-0.958851077208, -0.958851077208, 0.0)
 
-    Writeup §3.3 (its chapter of the book, 03_differentiable, is not yet written).
+    Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
     return _terms(model, *_checked(model, q)).dM_dq
 
@@ -382,7 +382,7 @@ def inverse_mass_matrix_derivative(model, q):
     >>> bool(np.allclose(inverse_mass_matrix_derivative(arm, q)[:, :, 1], fd, atol=1e-8))
     True
 
-    Writeup §3.3 (its chapter of the book, 03_differentiable, is not yet written).
+    Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
     q, qdot = _checked(model, q)
     d = _terms(model, q, qdot)
@@ -410,7 +410,7 @@ def quadratic_velocity_derivatives(model, q, qdot):
     >>> bool(np.allclose(qvv.D @ [1.0, 2.0], 2 * qvv.f))
     True
 
-    Writeup §3.3 (its chapter of the book, 03_differentiable, is not yet written).
+    Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
     return _terms(model, *_checked(model, q, qdot)).qvv
 
@@ -434,7 +434,7 @@ def maximal_velocity_derivative(model, q, qdot):
     >>> bool(np.allclose(maximal_velocity_derivative(arm, q, qdot)[:, 1], fd))
     True
 
-    Writeup §3.3 (its chapter of the book, 03_differentiable, is not yet written).
+    Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
     return _terms(model, *_checked(model, q, qdot)).dqdot_m_dq
 
@@ -464,7 +464,7 @@ def maximal_force_derivatives(model, q, qdot):
     >>> bool(np.all(fm.D == 0))
     True
 
-    Writeup §3.3 (its chapter of the book, 03_differentiable, is not yet written).
+    Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
     q, qdot = _checked(model, q, qdot)
     kin = _forward_kinematics(model, q, qdot)
@@ -492,7 +492,7 @@ def force_derivatives(model, q, qdot):
     >>> round(float(fd.K[0, 0]), 10), round(float(-2.0 * 9.81 * np.cos(0.3) - 5.0), 10), fd.D
     (-23.7437019166, -23.7437019166, array([[-0.5]]))
 
-    Writeup §3.3 (its chapter of the book, 03_differentiable, is not yet written).
+    Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
     d = _terms(model, *_checked(model, q, qdot))
     return ForceDerivatives(d.f, d.K, d.D)
@@ -566,7 +566,7 @@ def forward_dynamics_derivatives(model, q, qdot, tau=None):
     >>> d.dqddot_dtau
     array([[0.49751244]])
 
-    Writeup §3.3 (its chapter of the book, 03_differentiable, is not yet written).
+    Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
     q, qdot = _checked(model, q, qdot)
     tau = _tau(model, tau)
@@ -606,7 +606,7 @@ def inverse_dynamics_derivatives(model, q, qdot, qddot):
     >>> round(float(d.dtau_dq[0, 0]), 12), round(float(2 * 9.81 * np.cos(0.3)), 12)
     (18.743701916644, 18.743701916644)
 
-    Writeup §3.3 (its chapter of the book, 03_differentiable, is not yet written).
+    Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
     q, qdot = _checked(model, q, qdot)
     qddot = as_array(qddot, (model.nq,), "qddot", real=True)

@@ -9,7 +9,8 @@ RedMax equations needs (Eq. 2.19). Algorithms 5 and 6 (§2.10) multiply by ``J_m
 ``Jdot_mr`` and ``J_mr^T`` in O(n) without forming them. Algorithm 11 (§3.1) differentiates
 both in q, ``dJ/dq`` and ``dJdot/dq`` (derivative index last), for Part 3.
 
-Taught in book/02_reduced/02_jacobian and 10_jacobian_products.
+Taught in book/02_reduced/02_jacobian and 10_jacobian_products; Algorithm 11 in
+book/03_differentiable/01_why_analytic.
 """
 
 from dataclasses import dataclass
@@ -303,7 +304,7 @@ def fill_jacobian_derivatives(model, kin, q, qdot=None):
     With deformables the node coordinates do not enter ``J_mr`` (their columns are zero), so
     neither do they enter its derivatives: the arrays have ``nq`` columns and slices, zero there.
 
-    Writeup §3.1 (its chapter of the book, 03_differentiable, is not yet written).
+    Writeup §3.1. Taught in book/03_differentiable/01_why_analytic.
 
     Parameters
     ----------
@@ -398,7 +399,7 @@ def jacobian_dq(model, q):
     >>> dJ[6:, 0, 1] + 0.0    # d/dq2 of the lower body's twist per unit rate of the upper hinge
     array([ 0.,  0.,  0.,  0.,  0., -1.])
 
-    Writeup §3.1 (its chapter of the book, 03_differentiable, is not yet written).
+    Writeup §3.1. Taught in book/03_differentiable/01_why_analytic.
     """
     q = check_model(model).check_state(q)
     return fill_jacobian_derivatives(model, _forward_kinematics(model, q), q).dJ_dq
@@ -431,7 +432,7 @@ def jacobian_derivatives(model, q, qdot):
     >>> bool(np.allclose(d.Jdot, d.dJ_dq @ [1.0, 2.0]))
     True
 
-    Writeup §3.1 (its chapter of the book, 03_differentiable, is not yet written).
+    Writeup §3.1. Taught in book/03_differentiable/01_why_analytic.
     """
     q, qdot = check_model(model).check_state(q, qdot)
     return fill_jacobian_derivatives(model, _forward_kinematics(model, q, qdot), q, qdot)

@@ -1,7 +1,9 @@
 """Graders of the classroom assignments: checks that say in words what is wrong.
 
 Each assignment of ``exercises/`` has a module here holding its checks
-(:class:`~redmax_edu.exercises.core.Assignment`): ``exp_log`` (§1.3) and ``adjoint`` (§1.5).
+(:class:`~redmax_edu.exercises.core.Assignment`): ``exp_log`` (§1.3), ``adjoint`` (§1.5),
+``force_derivatives`` (§1.9), ``kkt_step`` (§1.10),
+``universal_joint`` (§2.4), ``reduced_jacobian`` (§2.2).
 The same checks serve three readers:
 
 * the student, in the "check your answer" cell after each exercise:
@@ -21,7 +23,7 @@ factors, wrong blocks, asymmetry, finite-difference directions).
 Nothing here needs otter-grader: the student notebooks run with the library alone.
 """
 
-from . import adjoint, exp_log
+from . import adjoint, exp_log, force_derivatives, kkt_step, reduced_jacobian, universal_joint
 from .core import (
            GRADING_SEED,
            Assignment,
@@ -36,7 +38,10 @@ from .core import (
 from .sandbox import TIME_LIMIT
 
 #: Every assignment, by name (the source notebook's file name in exercises/).
-ASSIGNMENTS = {module.ASSIGNMENT.name: module.ASSIGNMENT for module in (exp_log, adjoint)}
+ASSIGNMENTS = {module.ASSIGNMENT.name: module.ASSIGNMENT
+               for module in (exp_log, adjoint, force_derivatives, kkt_step, universal_joint,
+                              reduced_jacobian)}
 
 __all__ = ["ASSIGNMENTS", "GRADING_SEED", "TIME_LIMIT", "Assignment", "Check", "CheckFailed", "CheckResult",
            "Report", "Unanswered", "Verdict", "adjoint", "exp_log", "run_check"]
+__all__ += ["force_derivatives", "kkt_step", "universal_joint", "reduced_jacobian"]

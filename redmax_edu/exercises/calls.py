@@ -127,7 +127,7 @@ def as_output(out, *, name, shape, label, nan_hint=""):
 
 
 def _shape_hint(got, want):
-    if len(want) == 1 and got in ((want[0], 1), (1, want[0])):
+    if len(want) == 1 and len(got) > 1 and int(np.prod(got)) == want[0]:
         return " Return a flat array (np.ravel, or build it with np.concatenate)."
     if len(got) == 2 and got == want[::-1]:
         return " Rows and columns are exchanged."
@@ -135,6 +135,10 @@ def _shape_hint(got, want):
         return " That is a rotation; a rigid transform is 4x4, [[R, p], [0, 1]]."
     if want == (6, 6) and got == (3, 3):
         return " That is one 3x3 block; the matrix has four."
+    if len(got) > len(want) and int(np.prod(got)) == int(np.prod(want)):
+        return f" It has the right entries in blocks: stack them into one array of shape {want} (np.reshape)."
+    if len(got) == 1 and len(want) > 1 and got[0] == int(np.prod(want)):
+        return f" It has the right number of entries: reshape it to {want}."
     return ""
 
 

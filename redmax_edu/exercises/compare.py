@@ -204,7 +204,7 @@ def direction_mismatches(analytic, numeric, names=None, tol=1e-6):
 
 
 def judge_cases(fn, cases, *, name, shape, reference=None, accept=None, mistakes=None, what=None,
-                zero_case=None, tol=TOLERANCE, nan_hint="", hint=""):
+                zero_case=None, tol=TOLERANCE, nan_hint="", hint="", parts=None):
     """Run ``fn`` on each case, compare, and explain the first failure; None when all pass.
 
     Parameters
@@ -235,6 +235,8 @@ def judge_cases(fn, cases, *, name, shape, reference=None, accept=None, mistakes
         Added to the message when the output holds NaN or inf.
     hint : str
         Added to the message of a failure (what usually goes wrong with these inputs).
+    parts : dict, optional
+        Named blocks of the output for :func:`wrong_parts` (default: :data:`PARTS` by shape).
 
     Returns
     -------
@@ -259,7 +261,7 @@ def judge_cases(fn, cases, *, name, shape, reference=None, accept=None, mistakes
         candidates = list(mistakes(*args)) if mistakes else []
         what = what or f"the right {name}"
         named = named_mistake(got, want, candidates + generic_mistakes(want, what), tol)
-        explanation = named or explain(got, want, (), what, tol)
+        explanation = named or explain(got, want, (), what, tol, parts)
         message += f": {explanation}" if explanation else "."
     else:
         message += "."
@@ -282,7 +284,7 @@ def judge_cases(fn, cases, *, name, shape, reference=None, accept=None, mistakes
     return Verdict(message, fraction=1 - failures / len(cases))
 
 
-def explain(got, want, candidates=(), what="the right answer", tol=TOLERANCE):
+def explain(got, want, candidates=(), what="the right answer", tol=TOLERANCE, parts=None):
     """The best explanation of a wrong ``got``: a named mistake, a constant factor, or the wrong blocks."""
     named = named_mistake(got, want, list(candidates) + generic_mistakes(want, what), tol)
     if named:
@@ -290,8 +292,42 @@ def explain(got, want, candidates=(), what="the right answer", tol=TOLERANCE):
     s = scale_factor(got, want, tol)
     if s is not None:
         return f"it is {what} times {s:g}."
-    return wrong_parts(got, want, tol=tol)
+    return wrong_parts(got, want, parts, tol=tol)
 
 
 def _join(names):
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def finite_difference_verdict(analytic, numeric, names, what, tol=1e-6):
+    """Credit per direction for a derivative checked against finite differences; None when all agree.
+
+    Parameters
+    ----------
+    analytic, numeric : ndarray, shape (..., n)
+        The student's derivative and the central differences, direction index last.
+    names : sequence of str
+        The n directions ("body 0 omega_x", "q_2").
+    what : str
+        The comparison in words, the start of the message ("K differs from the central
+        differences of the wrench").
+    tol : float
+
+    Returns
+    -------
+    Verdict or None
+        The fraction of directions that agree, and a message naming those that do not.
+
+    Examples
+    --------
+    >>> numeric = np.stack([np.eye(2), 2 * np.eye(2)], axis=-1)
+    >>> print(finite_difference_verdict(numeric * [1, 0], numeric, ["x", "y"], "D is wrong").message)
+    D is wrong along y; it agrees along x.
+    """
+    wrong = direction_mismatches(analytic, numeric, names, tol)
+    if not wrong:
+        return None
+    right = [name for name in names if name not in wrong]
+    message = f"{what} along {', '.join(wrong)}"
+    message += f"; it agrees along {', '.join(right)}." if right else " (every direction)."
+    return Verdict(message, fraction=len(right) / len(names))

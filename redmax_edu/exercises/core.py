@@ -315,3 +315,25 @@ class Assignment:
 def _num(x):
     """A number of points as short text: 2, 0.5, 1.33."""
     return f"{float(x):.2f}".rstrip("0").rstrip(".") if x is not None else "no"
+
+
+def entry_points(assignment):
+    """The ``check`` and ``require`` functions of an assignment module, for its notebook and autograder.
+
+    ``check(function, fn, seed=0, time_limit=None)`` runs every check of ``function`` (the
+    "check your answer" cells; ``time_limit`` defaults to
+    :data:`~redmax_edu.exercises.sandbox.TIME_LIMIT`); ``require(function, key, fn)`` runs one
+    check at :data:`GRADING_SEED` and raises :class:`CheckFailed` unless it earns full marks
+    (the autograder's test cases).
+    """
+
+    def check(function, fn, *, seed=0, time_limit=None):
+        kwargs = {} if time_limit is None else {"time_limit": time_limit}
+        return assignment.report(function, fn, seed=seed, **kwargs)
+
+    def require(function, key, fn, *, seed=GRADING_SEED):
+        return assignment.require(function, key, fn, seed=seed)
+
+    check.__doc__ = f"Every check of a function of {assignment.name!r} on the student's ``fn``: a report."
+    require.__doc__ = f"One check of {assignment.name!r}, as an autograder test case."
+    return check, require

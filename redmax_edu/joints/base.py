@@ -35,7 +35,8 @@ when its coordinates have a singular set. The public methods check their argumen
 and the derivative methods refuse a configuration at a chart's singularity (see
 :data:`SINGULAR_DET`).
 
-Taught in book/02_reduced/04_joints (Q, S, Sdot); the derivatives are §3.2 of the writeup.
+Taught in book/02_reduced/04_joints (Q, S, Sdot); the derivatives (§3.2 of the writeup) are
+taught in book/03_differentiable/02_joint_derivatives.
 """
 
 import numpy as np

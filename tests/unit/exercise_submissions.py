@@ -2,8 +2,9 @@
 
 * :func:`reference` loads the reference solutions from the source notebooks of
   ``exercises/`` (the notebook is the one copy of the solutions);
-* ``EXP_LOG_MUTANTS`` and ``ADJOINT_MUTANTS``: for every common mistake, a mutant of the
-  solution written as a student would, with numpy and ``brac`` only (a mutant calling the
+* ``EXP_LOG_MUTANTS``, ``ADJOINT_MUTANTS`` and the later ones (``FORCE_MUTANTS``, ...): for
+  every common mistake, a mutant of the solution written as a student would, with numpy and
+  ``brac`` only (a mutant calling the
   library would be refused as such), and a fragment of the message the grader must give it;
 * ``BROKEN``: submissions that raise, loop, sleep, return NaN or the wrong type, end the
   process, recurse without end, and the message each must get (graded as ``exp_se3`` or
@@ -21,11 +22,15 @@ import matplotlib
 import nbformat
 import numpy as np
 
-from redmax_edu.lie import brac
+from redmax_edu.lie import brac, gamma
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = {"01_exp_log": ROOT / "exercises/01_maximal/01_exp_log.ipynb",
-           "02_adjoint": ROOT / "exercises/01_maximal/02_adjoint.ipynb"}
+           "02_adjoint": ROOT / "exercises/01_maximal/02_adjoint.ipynb",
+           "03_force_derivatives": ROOT / "exercises/01_maximal/03_force_derivatives.ipynb",
+           "04_kkt_step": ROOT / "exercises/01_maximal/04_kkt_step.ipynb",
+           "01_joint_Q_S_Sdot": ROOT / "exercises/02_reduced/01_joint_Q_S_Sdot.ipynb",
+           "02_jacobian": ROOT / "exercises/02_reduced/02_jacobian.ipynb"}
 
 
 def solution_cells(notebook):
@@ -327,6 +332,424 @@ ADJOINT_MUTANTS = {
     "adjoint_dot_ad_only": ("adjoint_dot", adjoint_dot_ad_only, "ad(phi) is the rate only at E = I"),
     "adjoint_dot_sign": ("adjoint_dot", adjoint_dot_sign, "it is minus the rate of the adjoint"),
     "adjoint_dot_ad_transposed": ("adjoint_dot", adjoint_dot_ad_transposed, "it uses ad(phi)^T"),
+}
+
+
+# --- spring_wrench, spring_stiffness, spring_damping ----------------------------------------------
+
+
+def _spring(E, phi, r, ks, kd):
+    """Rotations, material Jacobians and the world force on the first point."""
+    R = [E[0, :3, :3], E[1, :3, :3]]
+    x = [R[i] @ r[i] + E[i, :3, 3] for i in (0, 1)]
+    v = [R[i] @ gamma(r[i]) @ phi[i] for i in (0, 1)]
+    return R, [R[i] @ gamma(r[i]) for i in (0, 1)], ks * (x[1] - x[0]) + kd * (v[1] - v[0])
+
+
+def wrench_world(E, phi, r, ks, kd):
+    R, J, F = _spring(E, phi, r, ks, kd)
+    return np.concatenate([gamma(r[0]).T @ F, -gamma(r[1]).T @ F])  # F not rotated into the body
+
+
+def wrench_swapped(E, phi, r, ks, kd):
+    R, J, F = _spring(E, phi, r, ks, kd)
+    f = [R[0].T @ F, -R[1].T @ F]
+    return np.concatenate([f[0], np.cross(r[0], f[0]), f[1], np.cross(r[1], f[1])])  # (force, torque)
+
+
+def wrench_sign(E, phi, r, ks, kd):
+    R, J, F = _spring(E, phi, r, ks, kd)
+    return np.concatenate([-J[0].T @ F, J[1].T @ F])  # the force pushes the points apart
+
+
+def wrench_no_damping(E, phi, r, ks, kd):
+    R, J, F = _spring(E, np.zeros_like(phi), r, ks, kd)
+    return np.concatenate([J[0].T @ F, -J[1].T @ F])
+
+
+def wrench_blocks(E, phi, r, ks, kd):
+    R, J, F = _spring(E, phi, r, ks, kd)
+    return np.stack([J[0].T @ F, -J[1].T @ F])  # shape (2, 6)
+
+
+def _stiffness(E, phi, r, ks, kd, rotation=True, velocity=True):
+    R, J, F = _spring(E, phi, r, ks, kd)
+    dv = [np.hstack([-R[i] @ brac(gamma(r[i]) @ phi[i]), Z]) for i in (0, 1)]
+    K = np.zeros((12, 12))
+    for a, Fa in ((0, F), (1, -F)):
+        if rotation:
+            K[6 * a:6 * a + 6, 6 * a:6 * a + 3] += gamma(r[a]).T @ brac(R[a].T @ Fa)
+        for b in (0, 1):
+            sign = -1.0 if a == b else 1.0
+            dF = ks * J[b] + (kd * dv[b] if velocity else 0)
+            K[6 * a:6 * a + 6, 6 * b:6 * b + 6] += sign * J[a].T @ dF
+    return K
+
+
+def stiffness_no_rotation(E, phi, r, ks, kd):
+    return _stiffness(E, phi, r, ks, kd, rotation=False)
+
+
+def stiffness_no_velocity(E, phi, r, ks, kd):
+    return _stiffness(E, phi, r, ks, kd, velocity=False)
+
+
+def stiffness_transposed(E, phi, r, ks, kd):
+    return _stiffness(E, phi, r, ks, kd).T
+
+
+def stiffness_one_body(E, phi, r, ks, kd):
+    K = _stiffness(E, phi, r, ks, kd)
+    K[:, :6] = 0.0  # forgot that moving body 0 changes the force too
+    return K
+
+
+def _damping(E, phi, r, ks, kd, J=None):
+    J = _spring(E, phi, r, ks, kd)[1] if J is None else J
+    return np.block([[-kd * J[0].T @ J[0], kd * J[0].T @ J[1]], [kd * J[1].T @ J[0], -kd * J[1].T @ J[1]]])
+
+
+def damping_world(E, phi, r, ks, kd):
+    return _damping(E, phi, r, ks, kd, J=[gamma(r[0]), gamma(r[1])])
+
+
+def damping_sign(E, phi, r, ks, kd):
+    return -_damping(E, phi, r, ks, kd)
+
+
+def damping_one_body(E, phi, r, ks, kd):
+    D = _damping(E, phi, r, ks, kd)
+    D[:, 6:] = 0.0  # only the first body's twist
+    return D
+
+
+FORCE_MUTANTS = {
+    "wrench_world": ("spring_wrench", wrench_world,
+                     "off by a frame: the force is left in world coordinates"),
+    "wrench_swapped": ("spring_wrench", wrench_swapped, "omega and nu are swapped"),
+    "wrench_sign": ("spring_wrench", wrench_sign, "it is minus the wrench"),
+    "wrench_no_damping": ("spring_wrench", wrench_no_damping, "the damping term is missing"),
+    "wrench_blocks": ("spring_wrench", wrench_blocks,
+                      "returned an array of shape (2, 6); expected shape (12,). Return a flat array"),
+    "stiffness_no_rotation": ("spring_stiffness", stiffness_no_rotation,
+                              "it lacks the term of the rotation inside the wrench"),
+    "stiffness_no_velocity": ("spring_stiffness", stiffness_no_velocity, "it lacks the velocity term"),
+    "stiffness_transposed": ("spring_stiffness", stiffness_transposed,
+                             "it is the transpose of the stiffness K"),
+    "stiffness_one_body": ("spring_stiffness", stiffness_one_body,
+                           "along body 0 omega_x, body 0 omega_y, body 0 omega_z, body 0 nu_x"),
+    "damping_world": ("spring_damping", damping_world, "off by a frame: it is Gamma(r_a)^T Gamma(r_b)"),
+    "damping_sign": ("spring_damping", damping_sign, "it is minus the damping D"),
+    "damping_one_body": ("spring_damping", damping_one_body,
+                         "twist coordinate k along body 1 omega_x"),
+}
+
+
+# --- kkt_matrix, kkt_step -----------------------------------------------------------------------
+
+
+def _kkt(A, G, top_right, bottom_left):
+    k = len(G)
+    return np.block([[A, top_right], [bottom_left, np.zeros((k, k))]])
+
+
+def kkt_G_for_GT(A, G):
+    return _kkt(A, G, G, G.T)  # G and G^T exchanged
+
+
+def kkt_library_sign(A, G):
+    return _kkt(A, G, -G.T, G)  # this book's -G^T in the writeup's symmetric matrix
+
+
+def kkt_bottom_sign(A, G):
+    return _kkt(A, G, G.T, -G)
+
+
+def kkt_no_zero_block(A, G):
+    return np.block([[A, G.T]])  # the constraint rows left out: shape (m, m + k)
+
+
+def kkt_identity_block(A, G):
+    k = len(G)
+    return np.block([[A, G.T], [G, np.eye(k)]])  # a compliance where rigid joints have none
+
+
+def _solve(M, phi, f, G, g, h, gamma, b=None, r=None):
+    """Phi and the writeup's lambda, from the symmetric KKT matrix."""
+    m, k = len(phi), len(g)
+    b = M @ phi + h * f if b is None else b
+    r = -gamma * g if r is None else r
+    x = np.linalg.solve(np.block([[M, G.T], [G, np.zeros((k, k))]]), np.concatenate([b, r]))
+    return x[:m], x[m:]
+
+
+def step_writeup_sign(M, phi, f, G, g, h, gamma):
+    Phi, lam = _solve(M, phi, f, G, g, h, gamma)
+    return np.concatenate([Phi, lam])  # the writeup's lambda, not this book's
+
+
+def step_no_baumgarte(M, phi, f, G, g, h, gamma):
+    Phi, lam = _solve(M, phi, f, G, g, h, gamma, r=np.zeros(len(g)))
+    return np.concatenate([Phi, -lam])
+
+
+def step_baumgarte_sign(M, phi, f, G, g, h, gamma):
+    Phi, lam = _solve(M, phi, f, G, g, h, gamma, r=gamma * g)
+    return np.concatenate([Phi, -lam])
+
+
+def step_no_momentum(M, phi, f, G, g, h, gamma):
+    Phi, lam = _solve(M, phi, f, G, g, h, gamma, b=h * f)
+    return np.concatenate([Phi, -lam])
+
+
+def step_no_h(M, phi, f, G, g, h, gamma):
+    Phi, lam = _solve(M, phi, f, G, g, h, gamma, b=M @ phi + f)
+    return np.concatenate([Phi, -lam])
+
+
+def step_twists_only(M, phi, f, G, g, h, gamma):
+    return _solve(M, phi, f, G, g, h, gamma)[0]
+
+
+KKT_MUTANTS = {
+    "kkt_G_for_GT": ("kkt_matrix", kkt_G_for_GT, "the off-diagonal blocks are exchanged"),
+    "kkt_library_sign": ("kkt_matrix", kkt_library_sign, "the top-right block is -G^T: that is the sign"),
+    "kkt_bottom_sign": ("kkt_matrix", kkt_bottom_sign, "K is not symmetric: K["),
+    "kkt_no_zero_block": ("kkt_matrix", kkt_no_zero_block,
+                          "returned an array of shape (18, 33); expected"),
+    "kkt_identity_block": ("kkt_matrix", kkt_identity_block,
+                           "the bottom-right block (zero) is wrong; the top-left"),
+    "step_writeup_sign": ("kkt_step", step_writeup_sign, "the multipliers have the writeup's sign"),
+    "step_no_baumgarte": ("kkt_step", step_no_baumgarte, "the Baumgarte term is missing"),
+    "step_baumgarte_sign": ("kkt_step", step_baumgarte_sign, "the Baumgarte term has the wrong sign"),
+    "step_no_momentum": ("kkt_step", step_no_momentum, "the right-hand side lacks the momentum M phi"),
+    "step_no_h": ("kkt_step", step_no_h, "the force is not multiplied by the step"),
+    "step_twists_only": ("kkt_step", step_twists_only, "np.concatenate([Phi, lam])"),
+}
+
+
+# --- universal_Q, universal_S, universal_Sdot ---------------------------------------------------
+
+
+def _rot_x(a):
+    return np.array([[1, 0, 0], [0, np.cos(a), -np.sin(a)], [0, np.sin(a), np.cos(a)]])
+
+
+def _rot_y(a):
+    return np.array([[np.cos(a), 0, np.sin(a)], [0, 1, 0], [-np.sin(a), 0, np.cos(a)]])
+
+
+def _pose(R):
+    Q = np.eye(4)
+    Q[:3, :3] = R
+    return Q
+
+
+def universal_Q_order(q):
+    return _pose(_rot_y(q[1]) @ _rot_x(q[0]))
+
+
+def universal_Q_transposed(q):
+    return _pose(_rot_x(q[0]) @ _rot_y(q[1])).T
+
+
+def universal_Q_y_sign(q):
+    return _pose(_rot_x(q[0]) @ _rot_y(q[1]).T)
+
+
+def universal_Q_half(q):
+    return _pose(_rot_x(q[0]) @ _rot_y(q[1] / 2))  # no named mistake; right at q = 0
+
+
+def _universal_S(q):
+    S = np.zeros((6, 2))
+    S[:3, 0] = [np.cos(q[1]), 0.0, np.sin(q[1])]
+    S[1, 1] = 1.0
+    return S
+
+
+def universal_S_constant(q):
+    return np.vstack([np.eye(3)[:, :2], np.zeros((3, 2))])  # the axes at q = 0
+
+
+def universal_S_swapped(q):
+    return np.vstack([np.zeros((3, 2)), _universal_S(q)[:3]])
+
+
+def universal_S_parent(q):
+    S = np.zeros((6, 2))
+    S[:3, 0] = [1.0, 0.0, 0.0]
+    S[:3, 1] = [0.0, np.cos(q[0]), np.sin(q[0])]  # the axes in the parent's frame
+    return S
+
+
+def universal_S_transposed(q):
+    return _universal_S(q).T
+
+
+def universal_S_columns(q):
+    return _universal_S(q)[:, ::-1]
+
+
+def universal_S_sign(q):
+    S = _universal_S(q)
+    S[2, 0] = -S[2, 0]  # R_y(q_2) e_x instead of R_y(q_2)^T e_x
+    return S
+
+
+def _dS(q):
+    top = np.array([[-np.sin(q[1]), 0.0], [0.0, 0.0], [np.cos(q[1]), 0.0]])
+    return np.vstack([top, np.zeros((3, 2))])
+
+
+def universal_Sdot_no_rate(q, qdot):
+    return _dS(q)
+
+
+def universal_Sdot_wrong_rate(q, qdot):
+    return _dS(q) * qdot[0]
+
+
+def universal_Sdot_sign(q, qdot):
+    Sd = _dS(q) * qdot[1]
+    Sd[0, 0] = -Sd[0, 0]  # d cos / dq = +sin
+    return Sd
+
+
+def universal_Sdot_swapped(q, qdot):
+    return np.vstack([np.zeros((3, 2)), _dS(q)[:3] * qdot[1]])
+
+
+def universal_Sdot_S(q, qdot):
+    return _universal_S(q) * qdot[1]  # S times the rate, not its derivative
+
+
+UNIVERSAL_MUTANTS = {
+    "universal_Q_order": ("universal_Q", universal_Q_order, "the rotations are in the wrong order"),
+    "universal_Q_transposed": ("universal_Q", universal_Q_transposed, "it is the transpose of Q(q)"),
+    "universal_Q_y_sign": ("universal_Q", universal_Q_y_sign, "the rotation about y turns the wrong way"),
+    "universal_Q_half": ("universal_Q", universal_Q_half, "It is right at q = (0, 0) and wrong elsewhere"),
+    "universal_S_constant": ("universal_S", universal_S_constant,
+                             "It is right at q = (0, 0) and wrong elsewhere"),
+    "universal_S_swapped": ("universal_S", universal_S_swapped, "omega and nu are swapped"),
+    "universal_S_parent": ("universal_S", universal_S_parent, "off by a frame: these are the joint's axes"),
+    "universal_S_transposed": ("universal_S", universal_S_transposed, "Rows and columns are exchanged"),
+    "universal_S_columns": ("universal_S", universal_S_columns, "the columns are exchanged"),
+    "universal_S_sign": ("universal_S", universal_S_sign, "along q_1; it agrees along q_2"),
+    "universal_Sdot_no_rate": ("universal_Sdot", universal_Sdot_no_rate, "multiply by qdot_2"),
+    "universal_Sdot_wrong_rate": ("universal_Sdot", universal_Sdot_wrong_rate,
+                                  "it uses qdot_1 where qdot_2"),
+    "universal_Sdot_sign": ("universal_Sdot", universal_Sdot_sign, "along q_2; it agrees along q_1"),
+    "universal_Sdot_swapped": ("universal_Sdot", universal_Sdot_swapped, "omega and nu are swapped"),
+    "universal_Sdot_S": ("universal_Sdot", universal_Sdot_S,
+                         "qdot = e_k) differs from the central difference"),
+}
+
+
+# --- body_twists, jacobian ----------------------------------------------------------------------
+
+
+def _adj(E):
+    R, p = E[:3, :3], E[:3, 3]
+    return np.block([[R, Z], [brac(p) @ R, R]])
+
+
+def _inv_pose(E):
+    R, p = E[:3, :3], E[:3, 3]
+    out = np.eye(4)
+    out[:3, :3], out[:3, 3] = R.T, -R.T @ p
+    return out
+
+
+def _twists(parents, E_ij, E_ip, S, qdot, joint=_adj, parent=_adj, with_parent=True):
+    phi, start = np.zeros((len(parents), 6)), 0
+    for i, p in enumerate(parents):
+        k = S[i].shape[1]
+        phi[i] = joint(E_ij[i]) @ S[i] @ qdot[start:start + k]
+        if p >= 0 and with_parent:
+            phi[i] += parent(E_ip[i]) @ phi[p]
+        start += k
+    return phi
+
+
+def twists_inverse_joint(parents, E_ij, E_ip, S, qdot):
+    return _twists(parents, E_ij, E_ip, S, qdot, joint=lambda E: _adj(_inv_pose(E)))
+
+
+def twists_inverse_parent(parents, E_ij, E_ip, S, qdot):
+    return _twists(parents, E_ij, E_ip, S, qdot, parent=lambda E: _adj(_inv_pose(E)))
+
+
+def twists_no_parent(parents, E_ij, E_ip, S, qdot):
+    return _twists(parents, E_ij, E_ip, S, qdot, with_parent=False)
+
+
+def twists_parent_as_is(parents, E_ij, E_ip, S, qdot):
+    return _twists(parents, E_ij, E_ip, S, qdot, parent=lambda E: np.eye(6))
+
+
+def twists_flat(parents, E_ij, E_ip, S, qdot):
+    return _twists(parents, E_ij, E_ip, S, qdot).ravel()  # (6n,) for (n, 6)
+
+
+def _jacobian(parents, E_ij, E_ip, S, joint=_adj, parent=_adj, with_parent=True, reverse=False):
+    n, nq = len(parents), sum(s.shape[1] for s in S)
+    J = np.zeros((n, 6, nq))
+    end = nq
+    start = 0
+    for i, p in enumerate(parents):
+        k = S[i].shape[1]
+        cols = slice(end - k, end) if reverse else slice(start, start + k)
+        J[i][:, cols] = joint(E_ij[i]) @ S[i]
+        if p >= 0 and with_parent:
+            J[i] += parent(E_ip[i]) @ J[p]
+        start, end = start + k, end - k
+    return J.reshape(6 * n, nq)
+
+
+def jacobian_inverse_joint(parents, E_ij, E_ip, S):
+    return _jacobian(parents, E_ij, E_ip, S, joint=lambda E: _adj(_inv_pose(E)))
+
+
+def jacobian_inverse_parent(parents, E_ij, E_ip, S):
+    return _jacobian(parents, E_ij, E_ip, S, parent=lambda E: _adj(_inv_pose(E)))
+
+
+def jacobian_adjoint_transposed(parents, E_ij, E_ip, S):
+    return _jacobian(parents, E_ij, E_ip, S, joint=lambda E: _adj(E).T, parent=lambda E: _adj(E).T)
+
+
+def jacobian_no_parent(parents, E_ij, E_ip, S):
+    return _jacobian(parents, E_ij, E_ip, S, with_parent=False)
+
+
+def jacobian_reversed(parents, E_ij, E_ip, S):
+    return _jacobian(parents, E_ij, E_ip, S, reverse=True)
+
+
+def jacobian_blocks(parents, E_ij, E_ip, S):
+    J = _jacobian(parents, E_ij, E_ip, S)
+    return J.reshape(len(parents), 6, -1)
+
+
+JACOBIAN_MUTANTS = {
+    "twists_inverse_joint": ("body_twists", twists_inverse_joint,
+                             "the joint's twist S_i qdot_i is carried with"),
+    "twists_inverse_parent": ("body_twists", twists_inverse_parent,
+                              "the parent's twist is carried with Ad(E_p_i)"),
+    "twists_no_parent": ("body_twists", twists_no_parent, "the parent's twist is missing"),
+    "twists_parent_as_is": ("body_twists", twists_parent_as_is,
+                            "the parent's twist is added without Ad(E_i_p)"),
+    "twists_flat": ("body_twists", twists_flat,
+                    "returned an array of shape (18,); expected shape (3, 6). It has the right number"),
+    "jacobian_inverse_joint": ("jacobian", jacobian_inverse_joint, "the joint's columns use Ad(E_j_i)"),
+    "jacobian_inverse_parent": ("jacobian", jacobian_inverse_parent,
+                                "the parent's columns are carried with Ad(E_p_i)"),
+    "jacobian_adjoint_transposed": ("jacobian", jacobian_adjoint_transposed, "the transpose of the adjoint"),
+    "jacobian_no_parent": ("jacobian", jacobian_no_parent, "the parent's columns are missing"),
+    "jacobian_reversed": ("jacobian", jacobian_reversed, "the columns are in the wrong order"),
+    "jacobian_blocks": ("jacobian", jacobian_blocks, "It has the right entries in blocks"),
 }
 
 

@@ -1,6 +1,6 @@
 """The graders of the assignments: full marks for the solutions, the named message for each mistake.
 
-For both Part 1 assignments: the reference solutions (read from the source notebooks) earn
+For every assignment: the reference solutions (read from the source notebooks) earn
 full marks at several seeds; every mutant of ``exercise_submissions`` (a common mistake,
 written as a student would) earns less and gets its own message; every broken submission
 (raises, loops, sleeps, NaN, wrong type, ends the process) gets a clear message and a zero
@@ -13,12 +13,33 @@ import numpy as np
 import pytest
 
 from redmax_edu import lie
-from redmax_edu.exercises import ASSIGNMENTS, CheckFailed, adjoint, exp_log
+from redmax_edu.exercises import (
+    ASSIGNMENTS,
+    CheckFailed,
+    adjoint,
+    exp_log,
+    force_derivatives,
+    kkt_step,
+    reduced_jacobian,
+    universal_joint,
+)
 
-from .exercise_submissions import ADJOINT_MUTANTS, BROKEN, EXP_LOG_MUTANTS, reference
+from .exercise_submissions import (
+    ADJOINT_MUTANTS,
+    BROKEN,
+    EXP_LOG_MUTANTS,
+    FORCE_MUTANTS,
+    JACOBIAN_MUTANTS,
+    KKT_MUTANTS,
+    UNIVERSAL_MUTANTS,
+    reference,
+)
 
-MODULES = {"01_exp_log": exp_log, "02_adjoint": adjoint}
-MUTANTS = {"01_exp_log": EXP_LOG_MUTANTS, "02_adjoint": ADJOINT_MUTANTS}
+MODULES = {"01_exp_log": exp_log, "02_adjoint": adjoint, "03_force_derivatives": force_derivatives,
+           "04_kkt_step": kkt_step, "01_joint_Q_S_Sdot": universal_joint, "02_jacobian": reduced_jacobian}
+MUTANTS = {"01_exp_log": EXP_LOG_MUTANTS, "02_adjoint": ADJOINT_MUTANTS,
+           "03_force_derivatives": FORCE_MUTANTS, "04_kkt_step": KKT_MUTANTS,
+           "01_joint_Q_S_Sdot": UNIVERSAL_MUTANTS, "02_jacobian": JACOBIAN_MUTANTS}
 #: A short time limit for the looping submissions: a correct check takes milliseconds.
 QUICK = 0.5
 

@@ -172,12 +172,13 @@ def test_the_student_version_runs_top_to_bottom_and_reports_unanswered_parts(gen
 def graded(tool, generated, tmp_path_factory):
     """A folder of submissions graded by the tool as an instructor would: the entries and the report folder.
 
-    ada and eve hand in the solutions, bo an adjoint off by a frame and a transposed ad, cy a
-    syntax error, dan the blank student version, and a stray file is not a notebook at all.
+    ada and eve hand in the solutions (and "full" those of every other assignment), bo an
+    adjoint off by a frame and a transposed ad, cy a syntax error, dan the blank student
+    version, and a stray file is not a notebook at all.
     """
     folder = tmp_path_factory.mktemp("submissions")
-    fill(student(generated, "01_exp_log"), folder / "ada" / "01_exp_log.ipynb", solutions("01_exp_log"))
-    fill(student(generated, "02_adjoint"), folder / "eve" / "02_adjoint.ipynb", solutions("02_adjoint"))
+    for submission, name in FILLED.items():
+        fill(student(generated, name), folder / submission, solutions(name))
     bo = {**solutions("02_adjoint"), **BO}
     fill(student(generated, "02_adjoint"), folder / "bo" / "02_adjoint.ipynb", bo)
     syntax_error = {"adjoint": "def adjoint(E)\n    return E"}
@@ -189,6 +190,10 @@ def graded(tool, generated, tmp_path_factory):
         entries = tool.grade(folder, out, 300, generated["01_exp_log"].parent, stream=quiet)
     return {e["submission"]: e for e in entries}, out
 
+
+#: The student versions with their solutions filled back in: submission -> assignment.
+FILLED = {"ada/01_exp_log.ipynb": "01_exp_log", "eve/02_adjoint.ipynb": "02_adjoint",
+          **{f"full/{name}.ipynb": name for name in SOURCES if name not in ("01_exp_log", "02_adjoint")}}
 
 BO = {"adjoint": "def adjoint(E):\n    R, p = E[:3, :3], E[:3, 3]\n"  # off by a frame: R [p]
                  "    return np.block([[R, np.zeros((3, 3))], [R @ brac(p), R]])",
@@ -203,7 +208,7 @@ def scores(entry):
 @needs_otter
 def test_the_student_versions_with_their_solutions_filled_back_in_earn_full_marks(graded):
     entries, _ = graded
-    for submission, name in (("ada/01_exp_log.ipynb", "01_exp_log"), ("eve/02_adjoint.ipynb", "02_adjoint")):
+    for submission, name in FILLED.items():
         assignment = ASSIGNMENTS[name]
         assert scores(entries[submission]) == {f: assignment.points(f) for f in assignment.functions}
         assert not any(q["failures"] for q in entries[submission]["questions"])
@@ -249,8 +254,9 @@ def test_the_report_and_the_table_of_grades(graded):
     assert "    0/5  every check: adjoint is not defined" in report  # one cause, said once
     rows = (out / "grades.csv").read_text(encoding="utf-8").splitlines()
     assert rows[0] == "submission,assignment,question,score,max_score,note"
-    assert len(rows) == 1 + 2 + 3 + 3 + 3 + 2 + 1
-    assert len(list((out / "results").glob("*.json"))) == 5  # otter's own results, one per graded notebook
+    filled = sum(len(ASSIGNMENTS[name].functions) for name in FILLED.values())
+    assert len(rows) == 1 + filled + 3 + 3 + 2 + 1  # the filled-in ones, bo, cy, dan, the stray file
+    assert len(list((out / "results").glob("*.json"))) == len(FILLED) + 3  # otter's, one per graded notebook
 
 
 def processes_marked(marker):
