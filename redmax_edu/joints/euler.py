@@ -24,6 +24,7 @@ Taught in book/02_reduced/04b_euler_joints.
 import numpy as np
 
 from .._validate import as_rotation
+from ..lie import hat_unchecked
 from ._euler_generated import CHARTS, DERIVATIVES
 from .base import SINGULAR_DET, Joint
 
@@ -250,6 +251,129 @@ class SphericalEuler(Joint):
         """``det`` of the top 3x3 block of S (Table 3): ``-sin q2`` or ``+-cos q2``."""
         q = self._coordinates(q, "q")
         return self._det(np.sin(q), np.cos(q))
+
+    # --- ArtiSynth notes §0.4: angle rates from an angular velocity -----------------------
+    def _frame_check(self, frame):
+        if frame not in ("world", "body"):
+            raise ValueError(f"argument 'frame' must be 'world' or 'body', got {frame!r}")
+
+    def _invertible(self, q, what):
+        q = self._coordinates(q, "q", real=True)
+        reason = self._singularity(q)
+        if reason:
+            raise ValueError(f"argument 'q' of {self.kind} joint: {reason}; {what} does not exist there "
+                             "(the angle rates are unbounded): switch charts with reparameterize(q, qdot)")
+        return q
+
+    def angular_velocity_matrix(self, q, frame="world"):
+        """The 3x3 matrix ``P(q)`` with ``omega = P qdot`` (ArtiSynth notes §0.4).
+
+        Its columns are the three rotation axes: ``e_a``, then ``R_a e_b``, then
+        ``R_a R_b e_c``, in the frame the angular velocity is expressed in. In the body frame
+        it is the top block of ``S(q)`` (Tables 1-2); in the world frame it is ``R S``. For the
+        roll-pitch-yaw chart ``"ZYX"`` in the world frame it is the notes' first matrix of §0.4.
+
+        Parameters
+        ----------
+        q : array_like, shape (3,)
+            The angles in radians.
+        frame : {"world", "body"}
+            The coordinates of omega: the parent's (``"world"`` for a root body) or the child's.
+
+        Returns
+        -------
+        ndarray, shape (3, 3)
+
+        Examples
+        --------
+        >>> np.round(SphericalEuler("ZYX").angular_velocity_matrix([0.0, 0.0, 0.0]), 12) + 0.0
+        array([[0., 0., 1.],
+               [0., 1., 0.],
+               [1., 0., 0.]])
+
+        Taught in book/appendix/engineer_rpy.
+        """
+        self._frame_check(frame)
+        q = self._coordinates(q, "q", real=True)
+        S = self._Stop(np.sin(q), np.cos(q))
+        return self._R(np.sin(q), np.cos(q)) @ S if frame == "world" else S
+
+    def angle_rate_matrix(self, q, frame="world"):
+        """The inverse ``P(q)^-1``: the angle rates ``qdot = P^-1 omega`` (ArtiSynth notes Eq. 0.2).
+
+        Row ``i`` maps an angular velocity to the rate of angle ``i``, so it is the constraint
+        row of a limit on that angle. For ``"ZYX"`` (roll-pitch-yaw) in the world frame the
+        rows of the first and last angles have length ``1 / |cos q2|``.
+
+        Parameters
+        ----------
+        q : array_like, shape (3,)
+        frame : {"world", "body"}
+
+        Returns
+        -------
+        ndarray, shape (3, 3)
+
+        Raises
+        ------
+        ValueError
+            At the chart's singularity (``|det S| < SINGULAR_DET``), where no inverse exists.
+
+        Examples
+        --------
+        >>> rows = SphericalEuler("ZYX").angle_rate_matrix([0.3, np.pi / 3, 0.0])
+        >>> float(np.round(np.linalg.norm(rows[2]), 12))   # 1 / cos(pi/3)
+        2.0
+
+        Taught in book/appendix/engineer_rpy.
+        """
+        self._frame_check(frame)
+        q = self._invertible(q, "the angle-rate matrix")
+        return np.linalg.inv(self.angular_velocity_matrix(q, frame))
+
+    def angle_rate_matrix_dot(self, q, qdot, frame="world"):
+        """The time derivative of :meth:`angle_rate_matrix` along ``qdot`` (ArtiSynth notes §0.4).
+
+        ``d(P^-1)/dt = -P^-1 Pdot P^-1`` with ``Pdot = Sdot`` in the body frame and
+        ``Pdot = R ([S qdot] S + Sdot)`` in the world frame (``Rdot = R [omega_body]``).
+        These are the time derivatives of the limit rows that a velocity-level solver needs;
+        for ``"ZYX"`` in the world frame they are the notes' closed-form matrix.
+
+        Parameters
+        ----------
+        q, qdot : array_like, shape (3,)
+            Angles (rad) and their rates (rad/s).
+        frame : {"world", "body"}
+
+        Returns
+        -------
+        ndarray, shape (3, 3)
+
+        Raises
+        ------
+        ValueError
+            At the chart's singularity.
+
+        Examples
+        --------
+        >>> j = SphericalEuler("ZYX")
+        >>> np.allclose(j.angle_rate_matrix_dot([0.3, 0.2, 0.1], [0.0, 0.0, 1.0]), 0)  # rows ignore q3
+        True
+
+        Taught in book/appendix/engineer_rpy.
+        """
+        self._frame_check(frame)
+        q = self._invertible(q, "the angle-rate matrix")
+        qdot = self._coordinates(qdot, "qdot", real=True)
+        s, c = np.sin(q), np.cos(q)
+        S, Sdot = self._Stop(s, c), self._Sdot_top(s, c, qdot)
+        if frame == "world":
+            R = self._R(s, c)
+            P, Pdot = R @ S, R @ (hat_unchecked(S @ qdot) @ S + Sdot)
+        else:
+            P, Pdot = S, Sdot
+        Pinv = np.linalg.inv(P)
+        return -Pinv @ Pdot @ Pinv
 
     def reparameterize(self, q, qdot):
         """Switch chart when ``|det S| < SWITCH_DET``; keep the rotation and the angular velocity.

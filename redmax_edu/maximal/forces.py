@@ -33,7 +33,7 @@ from ..units import GRAVITY
 __all__ = [
     "ForceTerms", "Force", "Attachment", "point_kinematics", "assemble_point_forces",
     "Gravity", "PointForce", "BodyDamping", "Coriolis", "PointSpring", "Spring",
-    "LinearSpringDamper", "CableLaw", "GroundPenalty", "FrameSpring",
+    "LinearSpringDamper", "CableLaw", "GroundPenalty", "FrameSpring", "stiffness_skew_part",
 ]
 
 
@@ -600,3 +600,47 @@ class FrameSpring(Force):
     def potential_energy(self, E):
         theta = self._rotations(E)[-1]
         return self.translation.potential_energy(E) + 0.5 * self.kr * float(theta @ theta)
+
+
+def stiffness_skew_part(f):
+    """``K - K^T`` of a conservative force's stiffness, from its wrenches alone (ArtiSynth notes §0.23).
+
+    ``K`` differentiates the wrenches along body twists, ``E_i exp([dq_i])``, and twists do
+    not commute: ``exp([a]) exp([b]) = exp([a + b + [a, b] / 2 + ...])``. For a force with a
+    potential, ``K`` is the (symmetric) Hessian of the energy in exponential coordinates plus
+    half of a matrix built from the wrench alone; per body,
+    ``(K - K^T)[i, j] = f_b . ad(e_j) e_i`` (``ad`` of Eq. 1.19, ``e_i`` the unit twists).
+    It vanishes where the wrench does (at an equilibrium), and damping or Coriolis terms
+    add to it.
+
+    Parameters
+    ----------
+    f : array_like, shape (6n,)
+        The wrenches of a force on n bodies, body-major, in body coordinates.
+
+    Returns
+    -------
+    ndarray, shape (6n, 6n)
+        Block diagonal and antisymmetric.
+
+    Examples
+    --------
+    A pure force along x on one body: its skew part couples rotations with translations.
+
+    >>> A = stiffness_skew_part([0.0, 0, 0, 1.0, 0, 0])
+    >>> bool(np.allclose(A, -A.T)), float(A[4, 2]), float(A[2, 4])
+    (True, -1.0, 1.0)
+
+    Taught in book/appendix/engineer_nonsymmetric.
+    """
+    f = as_real(f, None, "f")
+    if f.ndim != 1 or len(f) % 6:
+        raise ValueError(f"argument 'f' must hold one 6-vector wrench per body (length 6n), "
+                         f"got shape {f.shape}")
+    units = np.eye(6)
+    out = np.zeros((len(f), len(f)))
+    for b in range(len(f) // 6):
+        fb = f[6 * b: 6 * b + 6]
+        block = np.array([[fb @ ad(units[j]) @ units[i] for j in range(6)] for i in range(6)])
+        out[6 * b: 6 * b + 6, 6 * b: 6 * b + 6] = block
+    return out

@@ -20,8 +20,8 @@ from ..maximal.simulate import METHODS, simulate, simulate_rk45
 from .scene import MAX_POINTS
 
 __all__ = ["METHOD_LABELS", "STEP_SIZES", "REDUCED_METHOD_LABELS", "REDUCED_STEP_SIZES", "IntegratorRuns",
-           "integrator_runs", "reduced_integrator_runs", "integrator_figure", "integrator_player",
-           "integrator_widget"]
+           "integrator_runs", "reduced_integrator_runs", "chain_integrator_runs", "integrator_figure",
+           "integrator_player", "integrator_widget"]
 
 #: How the page names each method of ``maximal.simulate`` (Part 1's linearly implicit Euler
 #: linearises every force, Coriolis and gravity included).
@@ -63,11 +63,17 @@ class IntegratorRuns:
     runs: dict = field(default_factory=dict)
     labels: dict = field(default_factory=lambda: dict(METHOD_LABELS))
     simulator: object = None
+    steps: tuple = None
 
     @property
     def reduced(self):
         """Whether the runs are of a reduced model (with Newton iterations to show)."""
-        return self.simulator is not None
+        return self.simulator is not None and not self.chain
+
+    @property
+    def chain(self):
+        """Whether the runs are of a particle chain (runs with their own ``height``)."""
+        return hasattr(self.reference, "height")
 
     def get(self, method, h):
         """The run of ``method`` at step ``h``, simulated (and kept) if it is not on the grid yet."""
@@ -75,7 +81,7 @@ class IntegratorRuns:
         if key not in self.runs:
             if method not in self.labels:
                 raise ValueError(f"argument 'method' must be one of {tuple(self.labels)}, got {method!r}")
-            if self.reduced:
+            if self.simulator is not None:
                 self.runs[key] = self.simulator(method, float(h))
             else:
                 self.runs[key] = simulate(self.system, self.E0, self.phi0, float(h),
@@ -157,6 +163,56 @@ def reduced_integrator_runs(model, q0, qdot0, t_end, *, methods=tuple(REDUCED_ME
     return out
 
 
+def chain_integrator_runs(chain, x0, v0, t_end, steps, *, reference_step=None):
+    """The explorer's runs for a particle chain and the four integrators of the ArtiSynth notes.
+
+    Every (method, h) pair of :data:`redmax_edu.particles.METHODS` and ``steps`` is simulated
+    with :func:`redmax_edu.particles.simulate_chain`; a run that diverges is kept up to the
+    step before (``stop_on_divergence``), so the explorer shows its energy exploding. The
+    reference is a trapezoidal run at ``reference_step`` (default: the smallest step / 8).
+
+    Parameters
+    ----------
+    chain : ParticleChain
+    x0, v0 : array_like, shape (k, 3)
+    t_end : float
+        Seconds; every step must divide it into whole steps.
+    steps : sequence of float
+    reference_step : float, optional
+
+    Returns
+    -------
+    IntegratorRuns
+
+    Examples
+    --------
+    >>> from redmax_edu.deformable import DeformableSpring
+    >>> from redmax_edu.particles import ParticleChain
+    >>> pair = ParticleChain(DeformableSpring([[0, 0, 1.0], [1, 0, 1.0]], stiffness=10.0, mass=2.0))
+    >>> runs = chain_integrator_runs(pair, pair.spring.nodes, np.zeros((2, 3)), 0.1, (0.05,))
+    >>> len(runs.runs), runs.labels["bridson_marino"]
+    (4, 'Bridson-Marino')
+
+    Taught in book/appendix/engineer_integrators.
+    """
+    from ..particles import METHOD_LABELS as CHAIN_LABELS
+    from ..particles import simulate_chain
+
+    _check_grid(t_end, steps)
+    h_ref = min(steps) / 8 if reference_step is None else float(reference_step)
+
+    def run(method, h):
+        return simulate_chain(chain, x0, v0, h, int(round(t_end / h)), method, stop_on_divergence=True)
+
+    out = IntegratorRuns(chain, np.asarray(x0, float), np.asarray(v0, float), float(t_end),
+                         run("trapezoidal", h_ref), labels=dict(CHAIN_LABELS), simulator=run,
+                         steps=tuple(float(h) for h in steps))
+    for method in CHAIN_LABELS:
+        for h in steps:
+            out.get(method, h)
+    return out
+
+
 def _check_grid(t_end, steps):
     if not (np.isfinite(t_end) and t_end > 0):
         raise ValueError(f"argument 't_end' must be positive, got {t_end}")
@@ -166,8 +222,10 @@ def _check_grid(t_end, steps):
 
 
 def _series(run, reference, stride=1):
-    """Times, energy change (J) and centre height (m) of body 0 (Part 1) or of the last body
-    (a reduced model), every ``stride``-th sample."""
+    """Times, energy change (J) and centre height (m) of body 0 (Part 1), of the last body
+    (a reduced model) or of a particle chain's centre of mass, every ``stride``-th sample."""
+    if hasattr(run, "height"):
+        return run.t[::stride], (run.energy - reference.energy[0])[::stride], run.height[::stride]
     if hasattr(run, "energy"):
         return (run.t[::stride], (run.energy - reference.energy[0])[::stride], run.E[::stride, 0, 2, 3])
     energy = run.T + run.V - reference.T[0] - reference.V[0]
@@ -183,7 +241,13 @@ def _newton(run):
 
 
 def _height_label(runs):
+    if runs.chain:
+        return "height of the centre of mass (m)"
     return "last body's height (m)" if runs.reduced else "height of the centre (m)"
+
+
+def _reference_label(runs):
+    return "reference (trapezoidal, small step)" if runs.chain else "RK45 reference"
 
 
 def integrator_figure(runs, settings, *, height=4.4):
@@ -204,7 +268,7 @@ def integrator_figure(runs, settings, *, height=4.4):
         top.plot(ref_t, ref_e, color="0.6", linestyle="--", linewidth=1)
         top.plot(t, e, color="C0")
         top.set_title(f"{runs.labels[method].split(' (')[0]}, h = {h:g} s", fontsize=9)
-        bottom.plot(ref_t, ref_z, color="0.6", linestyle="--", linewidth=1, label="RK45 reference")
+        bottom.plot(ref_t, ref_z, color="0.6", linestyle="--", linewidth=1, label=_reference_label(runs))
         bottom.plot(t, z, color="C1", label="this method")
         if runs.reduced:
             newton = _newton(runs.get(method, h))
@@ -239,7 +303,8 @@ def integrator_player(runs, *, methods=None, steps=None, points=200, height=460)
     iterations per step (empty for RK45 and linearly implicit Euler).
     """
     methods = tuple(runs.labels) if methods is None else methods
-    steps = (REDUCED_STEP_SIZES if runs.reduced else STEP_SIZES) if steps is None else steps
+    if steps is None:
+        steps = runs.steps or (REDUCED_STEP_SIZES if runs.reduced else STEP_SIZES)
     from plotly.subplots import make_subplots
 
     from .interactive import _go
@@ -288,7 +353,7 @@ def integrator_player(runs, *, methods=None, steps=None, points=200, height=460)
     fig.add_trace(first_e, row=1, col=1)
     fig.add_trace(first_z, row=1, col=2)
     fig.add_trace(go.Scatter(x=np.round(ref_t[::stride], 4), y=np.round(ref_e[::stride], 4),
-                             name="RK45 reference", **reference), row=1, col=1)
+                             name=_reference_label(runs), **reference), row=1, col=1)
     fig.add_trace(go.Scatter(x=np.round(ref_t[::stride], 4), y=np.round(ref_z[::stride], 4),
                              showlegend=False, **reference), row=1, col=2)
     extra = {}
@@ -319,7 +384,9 @@ def integrator_widget(runs, *, method="explicit", h=0.01):
     import ipywidgets as W
     import matplotlib.pyplot as plt
 
-    if runs.reduced:   # steps that divide the span
+    if runs.chain:   # the grid's steps: others may not divide the span or may diverge
+        choices = sorted({h_ for _, h_ in runs.runs} | {float(h)})
+    elif runs.reduced:   # steps that divide the span
         choices = sorted({h_ for _, h_ in runs.runs} | {runs.t_end / k for k in (50, 200, 400)} | {float(h)})
     else:
         choices = sorted({*STEP_SIZES, 0.0025, 0.015, 0.03, float(h)})

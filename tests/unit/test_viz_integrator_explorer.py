@@ -101,3 +101,24 @@ def test_reduced_player_has_a_newton_panel_in_every_frame(reduced_grid):
                                    strict=True) if m == "bdf2"][0]
     assert len(bdf2.data[2].y) == 10 and min(bdf2.data[2].y) >= 1
     assert "yaxis3" in bdf2.layout
+
+def test_the_explorer_takes_a_particle_chain_and_its_four_methods():
+    """The appendix's chain through the same three layers: labels, height and diverged runs."""
+    from redmax_edu.deformable import DeformableSpring
+    from redmax_edu.particles import METHODS, ParticleChain
+    from redmax_edu.viz.integrator_explorer import chain_integrator_runs, integrator_widget
+
+    nodes = np.column_stack([np.linspace(0.0, 0.3, 4), np.zeros(4), np.zeros(4)])
+    chain = ParticleChain(DeformableSpring(nodes, stiffness=50.0, mass=0.4), pin=nodes[0])
+    runs = chain_integrator_runs(chain, nodes, np.zeros((4, 3)), 0.2, (0.02, 0.002))
+    assert sorted(runs.runs) == sorted((m, h) for m in METHODS for h in (0.02, 0.002))
+    assert len(runs.get("symplectic", 0.02).t) < 11  # diverged and stopped, not raised
+    fig = integrator_figure(runs, [(m, 0.002) for m in METHODS])
+    assert fig.axes[0].get_title().startswith("symplectic Euler") and "mass" in fig.axes[4].get_ylabel()
+    player = integrator_player(runs, points=20)
+    assert len(player.frames) == 8
+    box = integrator_widget(runs, method="symplectic", h=0.002)
+    method, h = box.children[0].children
+    assert method.value == "symplectic" and h.value == 0.002 and len(method.options) == 4
+    with pytest.raises(ValueError, match="argument 'method'"):
+        runs.get("explicit", 0.002)
