@@ -26,6 +26,11 @@ The RedMax supplemental (seed 002) runs every scene with one of three integrator
     crawl. This is not Part 1's scheme (``maximal.simulate(method="implicit")``, linearly
     implicit Euler with every force linearised, Coriolis and gravity included).
 
+``"bdf1"``, ``"sdirk2"``, ``"bdf2"``
+    The fully implicit schemes of §3.4 with a fixed step ``h``, each step solved by Newton's
+    method with a line search (Algorithm 12) in positions only, constraints held at the
+    position level: :mod:`redmax_edu.implicit`.
+
 All methods let joints with singular coordinates leave them (§2.4.5, §2.4.8): before each
 step the state goes through ``model.reparameterize(q, qdot)``, which switches an
 Euler-angle chart or shortens a long rotation vector; the model may change with it, so a
@@ -43,6 +48,7 @@ from ._validate import as_real, check_count
 from .constraints import DEFAULT_BAUMGARTE, check_baumgarte, check_constraint_set, constraint_rows
 from .contact import _frictional_euler_step
 from .dynamics import SingularMassMatrixError, _energies, _euler_step, _forward_dynamics
+from .implicit import DEFAULT_MAX_NEWTON, DEFAULT_NEWTON_TOL, SCHEMES, ImplicitRun, _integrate_implicit
 from .kinematics import _forward_kinematics
 from .model import Model
 from .recursive import _recursive_forward_dynamics
@@ -59,8 +65,9 @@ __all__ = ["METHODS", "ODE_ACCELERATIONS", "SimulationError", "Trajectory", "sim
 #: that of :func:`redmax_edu.recursive.recursive_forward_dynamics`, type 1).
 ODE_ACCELERATIONS = {"rk45": _forward_dynamics, "rk45_recursive": _recursive_forward_dynamics}
 
-#: The method names :func:`simulate` accepts.
-METHODS = (*ODE_ACCELERATIONS, "euler")
+#: The method names :func:`simulate` accepts: the RK45 paths, linearly implicit Euler and the
+#: fully implicit schemes of :mod:`redmax_edu.implicit`.
+METHODS = (*ODE_ACCELERATIONS, "euler", *SCHEMES)
 
 #: Sampling interval of RK45 output when neither ``sample_dt`` nor ``h`` is given (s): the
 #: grid of the reference CSV files.
@@ -100,21 +107,25 @@ class Trajectory:
     E_wi : ndarray, shape (nt, n, 4, 4)
         World poses of the bodies (independent of any chart change).
     method : str
-        ``"rk45"``, ``"rk45_recursive"`` or ``"euler"``.
+        ``"rk45"``, ``"rk45_recursive"``, ``"euler"``, ``"bdf1"``, ``"sdirk2"`` or ``"bdf2"``.
     models : tuple of Model, length nt
         The model each sample is expressed in; it changes only when a joint switched chart.
     h : float or None
-        The fixed step of ``"euler"``; None for the adaptive RK45 methods.
+        The fixed step of ``"euler"`` and the implicit schemes; None for the adaptive RK45 methods.
     nsteps : int
         Integrator steps taken (accepted steps for RK45).
     nfev : int
         Evaluations of the equations of motion (right-hand sides for RK45, linear solves
-        for Euler).
+        for Euler, residuals with their derivatives for the implicit schemes).
     friction_iterations : ndarray (nsteps,) or None
         With friction (``"euler"`` on a model with ``model.friction`` or frictional floor
         contacts): the staggered-projection iterations of each step (§2.11).
     reparameterized : ndarray, shape (k,)
         Times at which ``model.reparameterize`` changed the coordinates.
+    implicit : ImplicitRun or None
+        For ``"bdf1"``, ``"sdirk2"``, ``"bdf2"``: every Newton solve with its stencil, iterations,
+        residuals and factors (:class:`redmax_edu.implicit.ImplicitRun`); ``qdot`` is then the
+        scheme's own velocity.
 
     Notes
     -----
@@ -132,6 +143,7 @@ class Trajectory:
     nfev: int
     reparameterized: np.ndarray
     friction_iterations: np.ndarray | None = None
+    implicit: ImplicitRun | None = None
 
     @cached_property
     def _recorded(self):
@@ -192,6 +204,13 @@ def _positive(value, name, allow_none=False):
     if not (np.isfinite(x) and x > 0):
         raise ValueError(f"argument '{name}' must be a positive number, got {x}")
     return x
+
+
+def _count(value, name, largest):
+    """An integer from 1 to ``largest``, or a ValueError naming the argument."""
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not 1 <= value <= largest:
+        raise ValueError(f"argument '{name}' must be an integer from 1 to {largest:,}, got {value!r}")
+    return int(value)
 
 
 def _check_span(t_span):
@@ -273,12 +292,12 @@ class _Recorder:
         self.qdot.append(qdot)
         self.models.extend([model] * len(t))
 
-    def trajectory(self, method, h, nsteps, nfev, reparameterized, friction_iterations=None):
+    def trajectory(self, method, h, nsteps, nfev, reparameterized, friction_iterations=None, implicit=None):
         return Trajectory(t=np.concatenate(self.t, dtype=float), q=np.concatenate(self.q),
                           qdot=np.concatenate(self.qdot),
                           method=method, models=tuple(self.models), h=h, nsteps=nsteps, nfev=nfev,
                           reparameterized=np.array(reparameterized, dtype=float),
-                          friction_iterations=friction_iterations)
+                          friction_iterations=friction_iterations, implicit=implicit)
 
 
 def _reparameterize(model, q, qdot):
@@ -404,7 +423,7 @@ def _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, progress, r
 
 def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-4, atol=1e-6,
              sample_dt=None, progress=False, *, reparameterize=True, max_step=None, max_steps=20_000,
-             baumgarte=DEFAULT_BAUMGARTE):
+             baumgarte=DEFAULT_BAUMGARTE, newton_tol=DEFAULT_NEWTON_TOL, max_newton=DEFAULT_MAX_NEWTON):
     """Integrate the RedMax equations of motion from ``(q0, qdot0)`` over ``t_span``.
 
     Parameters
@@ -415,18 +434,23 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
         The initial state.
     t_span : (float, float)
         Start and end time ``(t0, t1)``, ``t1 > t0`` (s).
-    method : {"rk45", "rk45_recursive", "euler"}
+    method : {"rk45", "rk45_recursive", "euler", "bdf1", "sdirk2", "bdf2"}
         ``"rk45"``: adaptive Dormand-Prince on ``M_r qddot = f_r`` (Eq. 2.19), the reference's
         ``ode45`` path. ``"rk45_recursive"``: the same with ``qddot`` from recursive forward
         dynamics (Algorithm 9, O(n); no deformable bodies). ``"euler"``: linearly implicit
-        Euler, springs and dampers only, with step ``h`` (Eq. 2.84-2.86).
+        Euler, springs and dampers only, with step ``h`` (Eq. 2.84-2.86). ``"bdf1"``,
+        ``"sdirk2"``, ``"bdf2"``: fully implicit with step ``h``, solved by Newton (§3.4,
+        :mod:`redmax_edu.implicit`); ``qdot`` is each scheme's own velocity.
     h : float, optional
-        The step of ``"euler"`` (required; ``t1 - t0`` must be a whole number of steps). For
-        the RK45 methods it only sets the sampling interval when ``sample_dt`` is not given.
-    tau : None, array_like (nq,) or callable ``t -> (nq,)``
+        The step of ``"euler"`` and the implicit schemes (required; ``t1 - t0`` must be a
+        whole number of steps). For the RK45 methods it only sets the sampling interval when
+        ``sample_dt`` is not given.
+    tau : None, array_like (nq,), callable ``t -> (nq,)``, or array_like (n_steps, nq)
         Applied joint forces (N m for revolute, N for prismatic coordinates). RK45 evaluates
         a callable wherever it evaluates the dynamics; Euler evaluates it at the *end* time
-        of each step, as the reference does.
+        of each step, as the reference does, and the implicit schemes at the new time of each
+        step and stage. The implicit schemes also take per-step controls, one row per step
+        (both stages of an SDIRK2 step use the step's row).
     rtol, atol : float
         RK45's relative and absolute error tolerances (default: the reference's ``ode45``
         settings). ``atol`` may also be an array of shape (2 nq,), one per entry of
@@ -450,7 +474,12 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
     baumgarte : (alpha, beta, gamma)
         Stabilisation gains of the model's constraints (§2.8, §1.12): RK45 solves them at the
         acceleration level with ``2 alpha`` and ``beta^2``, Euler at the velocity level with
-        ``gamma``. Default the reference's ``(5, 5, 5)`` (1/s). Unused without constraints.
+        ``gamma``. Default the reference's ``(5, 5, 5)`` (1/s). Unused without constraints
+        and by the implicit schemes, which hold the constraints at the position level.
+    newton_tol : float
+        Implicit schemes: Newton stops when ``|g|_inf / (h max M_ii)`` is at most this (rad/s or m/s).
+    max_newton : int
+        Implicit schemes: Newton iterations allowed per solve.
 
     Returns
     -------
@@ -508,7 +537,8 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
     sample_dt = _positive(sample_dt, "sample_dt", allow_none=True)
     # only joints with singular coordinates can change them (§2.4.5, §2.4.8)
     reparameterize = bool(reparameterize) and any(b.joint.has_charts for b in model.bodies)
-    tau_fn = _tau_function(tau, nq)
+    per_step = (method in SCHEMES and tau is not None and not callable(tau) and np.ndim(tau) == 2)
+    tau_fn = None if per_step else _tau_function(tau, nq)
     baumgarte = check_baumgarte(baumgarte)
     if tau_fn is not None:
         tau_fn(t0)  # a bad callable fails now, naming 'tau'
@@ -519,9 +549,9 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
     if model.constraints:  # a redundant or inconsistent set fails now, naming the constraint
         rows = constraint_rows(model, q, qdot, t0)
         check_constraint_set(model, rows, ~rows.inequality)  # (inequalities may overlap: contacts)
-    if method == "euler":
+    if method == "euler" or method in SCHEMES:
         if h is None:
-            raise ValueError("argument 'h' (the step size) is required for method='euler'")
+            raise ValueError(f"argument 'h' (the step size) is required for method={method!r}")
         n_steps = _whole_count(t1 - t0, h, "h")
         if n_steps is None:
             raise ValueError(f"argument 'h': the span t1 - t0 = {t1 - t0:g} s is not a whole number of "
@@ -535,15 +565,17 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
             if n_steps % stride:
                 raise ValueError(f"argument 'sample_dt': the {n_steps} steps are not a whole number of "
                                  f"samples every {stride} steps")
+        if method in SCHEMES:
+            controls = as_real(tau, (n_steps, nq), "tau") if per_step else None
+            newton = (_positive(newton_tol, "newton_tol"), _count(max_newton, "max_newton", 1000))
+            return _integrate_implicit(model, q, qdot, t0, n_steps, h, stride, tau_fn, controls, method,
+                                       bool(progress), bool(reparameterize), *newton)
         return _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, bool(progress),
                                 bool(reparameterize), baumgarte)
     rtol = _positive(rtol, "rtol")
     atol = _check_atol(atol, nq)
     max_step = _positive(max_step, "max_step", allow_none=True) or (t1 - t0) / 10
-    if (not isinstance(max_steps, (int, np.integer)) or isinstance(max_steps, bool)
-            or not 1 <= max_steps <= MAX_STEPS):
-        raise ValueError(f"argument 'max_steps' must be an integer from 1 to {MAX_STEPS:,}, "
-                         f"got {max_steps!r}")
+    max_steps = _count(max_steps, "max_steps", MAX_STEPS)
     dt = sample_dt if sample_dt is not None else (h if h is not None else DEFAULT_SAMPLE_DT)
     dt_name = "sample_dt" if sample_dt is not None else ("h" if h is not None else "t_span")
     n = _whole_count(t1 - t0, dt, dt_name, "samples")

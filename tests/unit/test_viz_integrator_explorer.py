@@ -66,3 +66,38 @@ def test_bad_arguments_are_refused(grid):
         integrator_runs(grid.system, grid.E0, grid.phi0, -1.0)
     with pytest.raises(ValueError, match="method"):
         grid.get("rk4", 0.1)
+
+
+# --- the reduced runs of §3.4: RK45, linearly implicit Euler, BDF1, SDIRK2, BDF2 -----------------------
+@pytest.fixture(scope="module")
+def reduced_grid():
+    from redmax_edu.scenes import hanging_chain
+    from redmax_edu.viz.integrator_explorer import reduced_integrator_runs
+
+    return reduced_integrator_runs(hanging_chain(2), [0.6, -0.2], [0.0, 0.0], 0.4, steps=(0.04, 0.02),
+                                   samples=21)
+
+
+def test_reduced_runs_cover_every_method_and_record_newton_iterations(reduced_grid):
+    assert sorted(reduced_grid.runs) == sorted((m, h) for m in ("rk45", "euler", "bdf1", "sdirk2", "bdf2")
+                                               for h in (0.04, 0.02))
+    assert reduced_grid.reduced and reduced_grid.get("bdf2", 0.02).implicit.iterations.shape == (20,)
+    with pytest.raises(ValueError, match="argument 'method'"):
+        reduced_grid.get("explicit", 0.02)
+
+
+def test_reduced_figure_adds_a_newton_row(reduced_grid):
+    fig = integrator_figure(reduced_grid, [("rk45", 0.04), ("bdf2", 0.02)])
+    assert len(fig.axes) == 6 and "BDF2" in fig.axes[1].get_title()
+    assert fig.axes[4].texts and fig.axes[4].texts[0].get_text() == "no Newton solve"   # RK45's column
+    assert len(fig.axes[5].lines) == 1                                                  # BDF2's steps
+
+
+def test_reduced_player_has_a_newton_panel_in_every_frame(reduced_grid):
+    pytest.importorskip("plotly")
+    fig = integrator_player(reduced_grid, steps=(0.04, 0.02), points=50)
+    assert len(fig.frames) == 10 and all(list(f.traces) == [0, 1, 4] for f in fig.frames)
+    bdf2 = [f for f, (m, _) in zip(fig.frames, [(m, h) for m in reduced_grid.labels for h in (0.04, 0.02)],
+                                   strict=True) if m == "bdf2"][0]
+    assert len(bdf2.data[2].y) == 10 and min(bdf2.data[2].y) >= 1
+    assert "yaxis3" in bdf2.layout
