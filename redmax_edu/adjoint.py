@@ -35,7 +35,8 @@ active set of contacts or limits changed (the solution is not differentiable the
 with constraints at all (differentiating the KKT solve needs ``dG/dq``, which is not
 available).
 
-Taught in book/03_differentiable/05_adjoint and 06_optimisation.
+Writeup §3.5 (its pages of the book, 03_differentiable/05_adjoint and 06_optimisation, are not yet
+written).
 """
 
 from dataclasses import dataclass
@@ -45,9 +46,10 @@ from scipy.linalg import lu_solve
 
 from .implicit import SCHEMES, ImplicitRun
 from .objectives import Objective, States
-from .parameters import _resolve, parameter_derivatives, parameter_values
+from .parameters import _resolve, parameter_derivatives, parameter_values, with_parameters
 
-__all__ = ["AdjointGradient", "run_states", "adjoint_gradient", "assemble_hbar", "simulate_run"]
+__all__ = ["AdjointGradient", "run_states", "adjoint_gradient", "assemble_hbar", "simulate_run", "VARIABLES",
+           "OptimizationResult", "optimize"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -165,7 +167,7 @@ def adjoint_gradient(run, objective, params=()):
     >>> bool(abs(g.q0[0] - fd) < 1e-6 * abs(fd))
     True
 
-    Taught in book/03_differentiable/05_adjoint.
+    Writeup §3.5 (its page of the book is not yet written).
     """
     if not isinstance(objective, Objective):
         raise ValueError(f"argument 'objective' must be an Objective of redmax_edu.objectives, "
@@ -224,7 +226,7 @@ def assemble_hbar(run):
            [0, 1, 1, 1, 0],
            [0, 0, 1, 1, 1]])
 
-    Taught in book/03_differentiable/05_adjoint.
+    Writeup §3.5 (its page of the book is not yet written).
     """
     _check_run(run)
     nq, N = run.q.shape[1], len(run.solves)
@@ -263,7 +265,7 @@ def simulate_run(model, q0, qdot0, h, n_steps, scheme="bdf2", tau=None, **option
     -------
     ImplicitRun
 
-    Taught in book/03_differentiable/05_adjoint.
+    Writeup §3.5 (its page of the book is not yet written).
     """
     from .integrators import simulate
 
@@ -274,3 +276,208 @@ def simulate_run(model, q0, qdot0, h, n_steps, scheme="bdf2", tau=None, **option
         raise ValueError(f"argument 'n_steps' must be at least 1, got {n_steps}")
     span = (0.0, n_steps * float(h))
     return simulate(model, q0, qdot0, span, method=scheme, h=h, tau=tau, **options).implicit
+
+
+# --- optimisation through the simulation ------------------------------------------------------
+
+#: What :func:`optimize` can vary, in the order of its flat vector x.
+VARIABLES = ("q0", "qdot0", "tau", "params")
+
+
+@dataclass(frozen=True, eq=False)
+class OptimizationResult:
+    """The outcome of :func:`optimize`.
+
+    Attributes
+    ----------
+    x : ndarray
+        The optimal flat vector (the variables of ``wrt`` concatenated in :data:`VARIABLES` order).
+    value : float
+        The objective there.
+    values, gradient_norms : ndarray, shape (iterations + 1,)
+        The objective and ``|dPsi/dx|`` at the start and after every L-BFGS-B iteration.
+    q0, qdot0 : ndarray, shape (nq,)
+    tau : ndarray, shape (n_steps, nq)
+    model : Model
+        With the optimal parameter values.
+    run : ImplicitRun
+        The simulation at the optimum.
+    evaluations : int
+        Simulations run (each with its adjoint solve).
+    message : str
+        scipy's.
+    """
+
+    x: np.ndarray
+    value: float
+    values: np.ndarray
+    gradient_norms: np.ndarray
+    q0: np.ndarray
+    qdot0: np.ndarray
+    tau: np.ndarray
+    model: object
+    run: ImplicitRun
+    evaluations: int
+    message: str
+
+
+class _Problem:
+    """The flat vector x of :func:`optimize` and the simulation and adjoint behind each value."""
+
+    def __init__(self, model, q0, qdot0, h, n_steps, objective, wrt, scheme, tau, params, options):
+        self.model, self.h, self.n_steps, self.objective = model, float(h), int(n_steps), objective
+        self.wrt, self.scheme, self.options = wrt, scheme, options
+        self.params = tuple(r.param for r in _resolve(model, params))
+        nq = model.nq
+        tau = np.zeros((self.n_steps, nq)) if tau is None else np.broadcast_to(tau, (self.n_steps, nq))
+        self.start = {"q0": np.asarray(q0, float), "qdot0": np.asarray(qdot0, float),
+                      "tau": np.array(tau, float), "params": parameter_values(model, params)}
+        self.sizes = {name: self.start[name].size for name in wrt}
+        self.cache = {}
+        self.evaluations = 0
+
+    def unpack(self, x):
+        out, k = dict(self.start), 0
+        for name in VARIABLES:
+            if name in self.wrt:
+                n = self.sizes[name]
+                out[name] = x[k:k + n].reshape(self.start[name].shape)
+                k += n
+        return out
+
+    def x0(self):
+        return np.concatenate([self.start[name].ravel() for name in VARIABLES if name in self.wrt])
+
+    def model_at(self, v):
+        return with_parameters(self.model, self.params, v["params"]) if len(self.params) else self.model
+
+    def evaluate(self, x):
+        key = x.tobytes()
+        if key not in self.cache:
+            from .integrators import SimulationError
+
+            v = self.unpack(x)
+            try:
+                run = simulate_run(self.model_at(v), v["q0"], v["qdot0"], self.h, self.n_steps, self.scheme,
+                                   v["tau"], **self.options)
+            except SimulationError as err:
+                raise SimulationError(f"the simulation failed at a point L-BFGS-B tried (evaluation "
+                                      f"{self.evaluations + 1}, |x| = {np.linalg.norm(x):.3g}): {err}; bound "
+                                      "the variables (argument 'bounds') or use a smaller step") from None
+            g = adjoint_gradient(run, self.objective, self.params)
+            parts = {"q0": g.q0, "qdot0": g.qdot0, "tau": g.tau, "params": g.params}
+            grad = np.concatenate([parts[name].ravel() for name in VARIABLES if name in self.wrt])
+            self.cache = {key: (g.value, grad, run)}      # keep the last point only
+            self.evaluations += 1
+        return self.cache[key]
+
+
+def _bounds(problem, bounds):
+    """L-BFGS-B bounds per entry of x: the given (low, high) per variable name, and by default the
+    model parameters kept physical (stiffness and damping >= 0, masses and lengths > 0)."""
+    out = []
+    for name in VARIABLES:
+        if name not in problem.wrt:
+            continue
+        if name in bounds:
+            low, high = bounds[name]
+            out += [(low, high)] * problem.sizes[name]
+        elif name == "params":
+            out += [(1e-6 if p.kind in ("mass", "length") else 0.0, None) for p in problem.params]
+        else:
+            out += [(None, None)] * problem.sizes[name]
+    return out
+
+
+def optimize(model, q0, qdot0, h, n_steps, objective, wrt=("tau",), *, scheme="bdf2", tau=None, params=(),
+             bounds=None, maxiter=100, gtol=1e-8, progress=False, **options):
+    """Minimise an objective of a simulation with L-BFGS-B, its gradient by the adjoint method.
+
+    Every evaluation runs the simulation (:func:`simulate_run`) and one adjoint solve
+    (:func:`adjoint_gradient`); scipy's ``minimize(method="L-BFGS-B", jac=True)`` does the rest.
+
+    Parameters
+    ----------
+    model : Model
+    q0, qdot0 : array_like, shape (nq,)
+        The initial state (the starting guess when varied).
+    h : float
+        Step (s).
+    n_steps : int
+    objective : Objective
+    wrt : sequence of {"q0", "qdot0", "tau", "params"}
+        What to vary: the initial state, the per-step joint torques, the model parameters.
+    scheme : {"bdf1", "sdirk2", "bdf2"}
+    tau : array_like, shape (n_steps, nq) or (nq,), optional
+        The torques (the starting guess when varied; default zero).
+    params : sequence of Parameter or (kind, body[, index]) tuples
+        The model parameters (their values in ``model`` are the starting guess).
+    bounds : dict, optional
+        ``{name: (low, high)}`` for every entry of a variable; by default the parameters stay
+        physical (stiffness and damping non-negative, masses and lengths positive).
+    maxiter : int
+        L-BFGS-B iterations.
+    gtol : float
+        L-BFGS-B's projected-gradient tolerance.
+    progress : bool
+        Print one line per iteration (iteration, objective, gradient norm); off by default.
+    **options
+        Passed to :func:`simulate_run` (e.g. ``newton_tol``).
+
+    Returns
+    -------
+    OptimizationResult
+
+    Examples
+    --------
+    Identify a pendulum's joint damping from 30 BDF2 steps of its motion:
+
+    >>> from redmax_edu.joints import Revolute
+    >>> from redmax_edu.model import Body, Model
+    >>> from redmax_edu.objectives import Tracking
+    >>> T = np.eye(4); T[2, 3] = -1.0
+    >>> bob = Model([Body("bob", -1, Revolute([0, 1, 0]), np.eye(4), T, 2.0, 0.01 * np.eye(3), damping=0.8)])
+    >>> observed = run_states(simulate_run(bob, [1.0], [0.0], 0.02, 30)).q
+    >>> guess = with_parameters(bob, [("damping", "bob")], [0.1])
+    >>> res = optimize(guess, [1.0], [0.0], 0.02, 30, Tracking(observed), wrt=["params"],
+    ...                params=[("damping", "bob")])
+    >>> bool(abs(res.x[0] - 0.8) < 1e-6)
+    True
+
+    Writeup §3.5 (its page of the book is not yet written).
+    """
+    from scipy.optimize import minimize
+
+    wrt = tuple(wrt)
+    for name in wrt:
+        if name not in VARIABLES:
+            raise ValueError(f"argument 'wrt': {name!r} is not one of {VARIABLES}")
+    if not wrt:
+        raise ValueError("argument 'wrt' must name at least one of " + ", ".join(VARIABLES))
+    if ("params" in wrt) != bool(len(params)):
+        raise ValueError("argument 'params' must list the model parameters exactly when 'wrt' has 'params'")
+    bounds = {} if bounds is None else dict(bounds)
+    for name in bounds:
+        if name not in wrt:
+            raise ValueError(f"argument 'bounds': {name!r} is not varied (wrt = {wrt})")
+    problem = _Problem(model, q0, qdot0, h, n_steps, objective, wrt, scheme, tau, params, options)
+    x0 = problem.x0()
+    value, grad, _ = problem.evaluate(x0)
+    values, norms = [value], [float(np.linalg.norm(grad))]
+    if progress:
+        print(f"iteration   0: objective {value:.4e}, |gradient| {norms[0]:.2e}")
+
+    def callback(xk):
+        value, grad, _ = problem.evaluate(xk)
+        values.append(value)
+        norms.append(float(np.linalg.norm(grad)))
+        if progress:
+            print(f"iteration {len(values) - 1:3d}: objective {value:.4e}, |gradient| {norms[-1]:.2e}")
+
+    result = minimize(lambda x: problem.evaluate(x)[:2], x0, jac=True, method="L-BFGS-B",
+                      bounds=_bounds(problem, bounds), callback=callback,
+                      options={"maxiter": int(maxiter), "gtol": float(gtol)})
+    value, grad, run = problem.evaluate(result.x)
+    v = problem.unpack(result.x)
+    return OptimizationResult(result.x, value, np.array(values), np.array(norms), v["q0"], v["qdot0"],
+                              v["tau"], problem.model_at(v), run, problem.evaluations, str(result.message))

@@ -24,7 +24,7 @@ The objectives here:
     The kinetic energy ``1/2 qdot^T M(q) qdot`` at the last step (``dT/dq = 1/2 qdot^T dM/dq
     qdot``, Eq. 3.54), or ``w/2 |qdot^(m)|^2``.
 
-Taught in book/03_differentiable/05_adjoint.
+Writeup §3.5 (its page of the book is not yet written).
 """
 
 from dataclasses import dataclass, field
@@ -163,7 +163,7 @@ class EndEffectorTarget(Objective):
     >>> terms.value, terms.dq  # x = (-sin q, 0, -cos q): dPsi/dq = (x - target) . dx/dq = -1 * -1
     (0.5, array([[1.]]))
 
-    Taught in book/03_differentiable/06_optimisation.
+    Writeup §3.5 (its page of the book is not yet written).
     """
 
     def __init__(self, body, point, target, weight=1.0, step=-1):
@@ -218,7 +218,7 @@ class Regularizer(Objective):
     >>> Regularizer(0.1)(states).value, Regularizer(0.1)(states).dtau.ravel()
     (0.1, array([0.1, 0.1]))
 
-    Taught in book/03_differentiable/06_optimisation.
+    Writeup §3.5 (its page of the book is not yet written).
     """
 
     def __init__(self, weight, wrt="tau", reference=None):
@@ -261,7 +261,7 @@ class Tracking(Objective):
     >>> t.value, t.dq.ravel()
     (0.125, array([0. , 0.5]))
 
-    Taught in book/03_differentiable/06_optimisation.
+    Writeup §3.5 (its page of the book is not yet written).
     """
 
     def __init__(self, observed, weight=1.0):
@@ -291,8 +291,9 @@ class ComeToRest(Objective):
     kind : {"kinetic", "velocity"}
         ``"kinetic"``: ``T = 1/2 qdot^T M(q) qdot``, depending on q through ``M`` (Eq. 3.54)
         and on the mass parameters; ``"velocity"``: the coordinates' rates alone.
-    step : int
-        Which state (default -1, the last).
+    steps : int or sequence of int
+        Which states (default -1, the last); over several the terms add up, so that
+        ``steps=range(-10, 0)`` asks for rest over the last ten states and not just a turning point.
 
     Examples
     --------
@@ -304,18 +305,23 @@ class ComeToRest(Objective):
     >>> round(ComeToRest()(states).value, 12)  # 1/2 (0.01 + 2 * 1^2) 2^2
     4.02
 
-    Taught in book/03_differentiable/06_optimisation.
+    Writeup §3.5 (its page of the book is not yet written).
     """
 
-    def __init__(self, weight=1.0, kind="kinetic", step=-1):
+    def __init__(self, weight=1.0, kind="kinetic", steps=-1):
         if kind not in ("kinetic", "velocity"):
             raise ValueError(f"argument 'kind' must be 'kinetic' or 'velocity', got {kind!r}")
         self.weight = float(as_real(weight, (), "weight"))
         self.kind = kind
-        self.step = int(step)
+        self.steps = tuple(int(k) for k in np.atleast_1d(steps))
 
     def evaluate(self, states):
-        k = _step(states, self.step)
+        out = _zeros(states)
+        for step in self.steps:
+            out = out + self._one(states, _step(states, step, "steps"))
+        return out
+
+    def _one(self, states, k):
         q, v, w = states.q[k], states.qdot[k], self.weight
         if self.kind == "velocity":
             out = _zeros(states, 0.5 * w * v @ v)
