@@ -49,7 +49,7 @@ def _case(rng, model, q0=None, qdot0=None, n_steps=N_STEPS):
     params = model_parameters(model)
     objective = (EndEffectorTarget(last, [0.1, 0.0, 0.0], rng.standard_normal(3), 2.0)
                  + Tracking(0.3 * rng.standard_normal((n_steps + 1, nq)), 0.5)
-                 + ComeToRest(0.7) + ComeToRest(0.2, kind="velocity")
+                 + ComeToRest(0.7) + ComeToRest(0.2, kind="velocity", steps=[-3, -1])
                  + Regularizer(0.01) + Regularizer(0.05, "params", parameter_values(model, params) * 0.9))
     return model, q0, qdot0, tau, params, objective
 
@@ -293,9 +293,44 @@ def test_constraints_and_bad_arguments_are_refused():
         simulate_run(model, q0, qdot0, H, 3, "rk45")
     with pytest.raises(ValueError, match="argument 'observed' has shape"):
         adjoint_gradient(run, Tracking(np.zeros((2, model.nq))))
-    with pytest.raises(ValueError, match="argument 'step' is 9"):
-        adjoint_gradient(run, ComeToRest(step=9))
+    with pytest.raises(ValueError, match="argument 'steps' is 9"):
+        adjoint_gradient(run, ComeToRest(steps=9))
     with pytest.raises(ValueError, match="no body named 'hand'"):
         adjoint_gradient(run, EndEffectorTarget("hand", [0, 0, 0], [0, 0, 0]))
     with pytest.raises(ValueError, match="argument 'reference' has shape"):
         adjoint_gradient(run, Regularizer(1.0, reference=np.zeros(3)))
+
+
+# --- optimisation ------------------------------------------------------------------------------
+def _pendulum():
+    from redmax_edu.scenes import hanging_chain
+
+    return hanging_chain(1, length=0.5, mass=1.0)
+
+
+def test_optimize_prints_progress_only_when_asked(capsys):
+    from redmax_edu.adjoint import optimize
+
+    bob = _pendulum()
+    args = (bob, [1.0], [0.0], 0.02, 10, ComeToRest() + Regularizer(1e-3))
+    quiet = optimize(*args, maxiter=3)
+    assert capsys.readouterr().out == ""
+    loud = optimize(*args, maxiter=3, progress=True)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(loud.values) == len(quiet.values)
+    assert lines[0].startswith("iteration   0: objective")
+    assert np.array_equal(quiet.values, loud.values) and quiet.values[-1] < quiet.values[0]
+
+
+def test_optimize_refuses_bad_arguments():
+    from redmax_edu.adjoint import optimize
+
+    bob = _pendulum()
+    args = (bob, [1.0], [0.0], 0.02, 5, ComeToRest())
+    for kwargs, message in [({"wrt": ["torques"]}, "'torques' is not one of"),
+                            ({"wrt": []}, "at least one"),
+                            ({"wrt": ["params"]}, "argument 'params' must list"),
+                            ({"wrt": ["tau"], "params": [("mass", "rod0")]}, "argument 'params' must list"),
+                            ({"wrt": ["tau"], "bounds": {"q0": (0, 1)}}, "'q0' is not varied")]:
+        with pytest.raises(ValueError, match=message):
+            optimize(*args, **kwargs)
