@@ -13,8 +13,8 @@ chart switch), ``f`` is the total force of Eq. (3.58) and ``tau`` the applied jo
 the new time. A :class:`Stencil` holds the numbers ``c``, ``a_j``, ``a_v``, ``b_new``, ``b_j``,
 ``b_v`` of one solve; :func:`scheme_stencils` gives those of a scheme, startup steps included.
 
-The API the adjoint builds on
------------------------------
+**The API the adjoint builds on**
+
 States are numbered in the order they are solved for: 0 is the initial state, then every
 solve adds one (for SDIRK2 and the first step of BDF2 the stage ``q^(alpha)`` comes before
 ``q^(1)``). For one solve,
@@ -36,20 +36,23 @@ their multipliers and whether the active set changed in the step. With per-step 
 (``tau`` of shape (n_steps, nq)) row ``stencil.step`` is the ``tau`` of a solve, so
 ``d g / d tau_k = -c h^2 1`` for every solve of step k.
 
-The schemes (alpha = (2 - sqrt 2) / 2)
---------------------------------------
-``bdf1``   ``q1 = q0 + h qdot1`` with ``qdot1 = qdot0 + h M^-1 F1`` (Eq. 3.60-3.65).
-``sdirk2`` two stages per step (Eq. 3.66-3.75): ``q_a = q0 + alpha h qdot_a``, then
-           ``q1 = q0 + (1 - alpha) h qdot_a + alpha h qdot1``; L-stable, second order.
-``bdf2``   ``q1 = 4/3 q0 - 1/3 q_-1 + 2/3 h qdot1`` (Eq. 3.76-3.81), started by one SDIRK2 step;
-           its first two steps use the SDIRK2 velocity ``qdot^(1)`` (Eq. 3.101-3.102).
+**The schemes (alpha = (2 - sqrt 2) / 2)**
+
+``bdf1``
+    ``q1 = q0 + h qdot1`` with ``qdot1 = qdot0 + h M^-1 F1`` (Eq. 3.60-3.65).
+``sdirk2``
+    two stages per step (Eq. 3.66-3.75): ``q_a = q0 + alpha h qdot_a``, then
+    ``q1 = q0 + (1 - alpha) h qdot_a + alpha h qdot1``; L-stable, second order.
+``bdf2``
+    ``q1 = 4/3 q0 - 1/3 q_-1 + 2/3 h qdot1`` (Eq. 3.76-3.81), started by one SDIRK2 step;
+    its first two steps use the SDIRK2 velocity ``qdot^(1)`` (Eq. 3.101-3.102).
 
 Each scheme's velocity is a linear combination of positions (Eq. 3.61, 3.68, 3.72, 3.78); the
 stencils are built by substituting those combinations, so the startup cases of Eq. (3.92) and
 (3.101)-(3.103) come out of the same code as the steady ones.
 
-Newton's method (Algorithm 12)
-------------------------------
+**Newton's method (Algorithm 12)**
+
 From the predictor ``q_n + theta h qdot_n`` (theta the fraction of the step the solve spans),
 Newton steps ``dq = -H^-1 g`` with a backtracking line search: the step length halves (down to
 2^-10) until ``|g|`` falls by at least ``1e-4`` of the step length (Armijo on ``|g|_2``). The
@@ -58,12 +61,13 @@ a mass matrix times a position change, and each scheme divides position changes 
 to get its velocity, so a position-level tolerance would let the velocity error grow as the step
 shrinks), and the solve has converged when it is at most ``newton_tol`` (default 1e-10 rad/s or
 m/s), or when the Newton step has fallen to round-off (``16 eps (1 + |q|_inf)``) with the
-residual within 1e3 of the tolerance. A solve that has not converged after ``max_newton``
+residual within 1e3 of the tolerance (if no step length passes the Armijo test, the trial with
+the smallest residual is taken). A solve that has not converged after ``max_newton``
 iterations raises :class:`~redmax_edu.integrators.SimulationError` with the time, the step and
 the residual.
 
-Constraints (§2.8-2.9)
-----------------------
+**Constraints (§2.8-2.9)**
+
 Equalities with a position error (loop closures, couplings, prescribed joints, node
 attachments) are held at the position level: the solve is the KKT system
 ``g(q) - G^T mu = 0``, ``e(q, t_new) = 0`` with ``G = de/dq`` the constraint rows and
@@ -78,8 +82,8 @@ and the solve repeats; ``NewtonSolve.active_set_changed`` records whether the se
 the step differs from the one that started it (differentiating through such a step is not
 meaningful). Friction is refused: use ``method="euler"``.
 
-Charts
-------
+**Charts**
+
 As the explicit integrators do, the state goes through ``model.reparameterize`` before every
 step. When a chart switches, the history (earlier positions, in the old chart) no longer
 matches the new coordinates; the run then *restarts*: the reparameterised state becomes a new
@@ -90,6 +94,17 @@ mapping the history into the new chart instead would need the chart change at ea
 far from where it was decided. ``ImplicitRun.restarts`` lists the anchors. A joint at a
 singular chart (with ``reparameterize=False``) or a singular Newton matrix raises a
 ``ValueError`` naming the joint.
+
+**Where the writeup (as transcribed) reads differently**
+
+* Eq. (3.98): the damping term of ``dg^(1)/dq^(alpha)`` is ``(1 - alpha) h D``, not
+  ``(1 - alpha)/alpha h D``: ``dqdot^(1)/dq^(alpha) = -(1 - alpha)/(alpha^2 h)`` times
+  ``-alpha^2 h^2 D``. The other blocks of Eq. (3.92), (3.100) and (3.103) agree with the
+  stencils (tests/unit/test_implicit.py checks each against the typeset coefficients and all of
+  them against central differences).
+* Eq. (3.92) and (3.103) leave out the blocks of the initial state, ``dg/dq^(0)`` and
+  ``dg/dqdot^(0)``, constants of the forward run but what a gradient with respect to the
+  initial state needs: they are ``dg_dq[0]`` and ``dg_dv`` here.
 
 Taught in book/03_differentiable/04_implicit_integrators.
 """
