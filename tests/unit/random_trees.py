@@ -77,6 +77,12 @@ def random_state(rng, model, scale=1.0):
     return scale * rng.standard_normal(model.nq), scale * rng.standard_normal(model.nq)
 
 
+#: :func:`every_joint_tree` away from singularities: the largest singular-value ratio of a joint's
+#: ``S`` it accepts, and the draws it makes before giving up.
+MAX_SPREAD = 15.0
+MAX_DRAWS = 200
+
+
 def every_joint_tree(rng, skip=(), away_from_singularities=False, **model_options):
     """A branching tree with one body on every joint type of the library (every chart too),
     except the ``skip`` names of ``test_joints.all_joints``, and a random state ``(q, qdot)``.
@@ -97,8 +103,13 @@ def every_joint_tree(rng, skip=(), away_from_singularities=False, **model_option
         bodies.append(Body(f"{name}", parent, joint, random_transform(rng, 0.3), random_transform(rng, 0.3),
                            mass, inertia))
         qi, vi = random_joint_state(joint, rng)
-        while away_from_singularities and joint.ndof and _spread(joint.S(qi)) > 15.0:
+        draws = 1
+        while away_from_singularities and joint.ndof and _spread(joint.S(qi)) > MAX_SPREAD:
+            if draws == MAX_DRAWS:  # some random joints never get there (a mixed composite)
+                raise ValueError(f"every_joint_tree: joint {name!r} drew no state with singular values of "
+                                 f"S within a factor {MAX_SPREAD:g} in {MAX_DRAWS} draws; use another seed")
             qi, vi = random_joint_state(joint, rng)
+            draws += 1
         q.append(qi)
         qdot.append(vi)
     return Model(bodies, **model_options), np.concatenate(q), np.concatenate(qdot)
