@@ -65,10 +65,10 @@ class AdjointGradient:
         ``dPsi/dtau_k`` for the torques of every step.
     params : ndarray, shape (np,)
         ``dPsi/dp`` for the model parameters asked for.
-    z : ndarray, shape (N + 1, nq)
-        The adjoint variables of every state of the run (row 0, the initial state, is zero:
-        it is given, not solved for); ``z_i`` is how much ``Psi`` changes per unit of force
-        ``g_i`` added to the equation of state i.
+    z : ndarray, shape (n_states, nq)
+        The adjoint variables of every state of the run, one row per row of ``run.q`` (row 0,
+        the initial state, is zero: it is given, not solved for); ``z_i`` is how much ``Psi``
+        changes per unit of force ``g_i`` added to the equation of state i.
     states : States
         What the objective saw.
     """

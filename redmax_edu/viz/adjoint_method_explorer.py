@@ -40,9 +40,9 @@ class AdjointRun:
     ----------
     h : float
         Step (s).
-    t : ndarray, shape (S,)
+    t : ndarray, shape (n_states,)
         Times (s) of every state the run solved for, the SDIRK2 stage of a BDF2 start included.
-    q, z : ndarray, shape (S, nq)
+    q, z : ndarray, shape (n_states, nq)
         Positions (rad or m) and adjoint variables of those states (``z[0]`` is zero: the
         initial state is given, not solved for).
     t_steps : ndarray, shape (m,)
