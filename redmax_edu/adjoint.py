@@ -35,8 +35,7 @@ active set of contacts or limits changed (the solution is not differentiable the
 with constraints at all (differentiating the KKT solve needs ``dG/dq``, which is not
 available).
 
-Writeup §3.5 (its pages of the book, 03_differentiable/05_adjoint and 06_optimisation, are not yet
-written).
+Writeup §3.5. Taught in book/03_differentiable/05_adjoint and 06_optimisation.
 """
 
 from dataclasses import dataclass
@@ -66,10 +65,10 @@ class AdjointGradient:
         ``dPsi/dtau_k`` for the torques of every step.
     params : ndarray, shape (np,)
         ``dPsi/dp`` for the model parameters asked for.
-    z : ndarray, shape (N + 1, nq)
-        The adjoint variables of every state of the run (row 0, the initial state, is zero:
-        it is given, not solved for); ``z_i`` is how much ``Psi`` changes per unit of force
-        ``g_i`` added to the equation of state i.
+    z : ndarray, shape (n_states, nq)
+        The adjoint variables of every state of the run, one row per row of ``run.q`` (row 0,
+        the initial state, is zero: it is given, not solved for); ``z_i`` is how much ``Psi``
+        changes per unit of force ``g_i`` added to the equation of state i.
     states : States
         What the objective saw.
     """
@@ -167,7 +166,7 @@ def adjoint_gradient(run, objective, params=()):
     >>> bool(abs(g.q0[0] - fd) < 1e-6 * abs(fd))
     True
 
-    Writeup §3.5 (its page of the book is not yet written).
+    Writeup §3.5. Taught in book/03_differentiable/05_adjoint.
     """
     if not isinstance(objective, Objective):
         raise ValueError(f"argument 'objective' must be an Objective of redmax_edu.objectives, "
@@ -226,7 +225,7 @@ def assemble_hbar(run):
            [0, 1, 1, 1, 0],
            [0, 0, 1, 1, 1]])
 
-    Writeup §3.5 (its page of the book is not yet written).
+    Writeup §3.5. Taught in book/03_differentiable/05_adjoint.
     """
     _check_run(run)
     nq, N = run.q.shape[1], len(run.solves)
@@ -265,7 +264,7 @@ def simulate_run(model, q0, qdot0, h, n_steps, scheme="bdf2", tau=None, **option
     -------
     ImplicitRun
 
-    Writeup §3.5 (its page of the book is not yet written).
+    Writeup §3.5. Taught in book/03_differentiable/05_adjoint.
     """
     from .integrators import simulate
 
@@ -444,7 +443,7 @@ def optimize(model, q0, qdot0, h, n_steps, objective, wrt=("tau",), *, scheme="b
     >>> bool(abs(res.x[0] - 0.8) < 1e-6)
     True
 
-    Writeup §3.5 (its page of the book is not yet written).
+    Writeup §3.5. Taught in book/03_differentiable/06_optimisation.
     """
     from scipy.optimize import minimize
 

@@ -332,9 +332,9 @@ class ImplicitRun:
     ----------
     scheme : str
     h : float
-    t : ndarray, shape (N + 1,)
-        Time of every state (stages included).
-    q : ndarray, shape (N + 1, nq)
+    t : ndarray, shape (n_states,)
+        Time of every state (stages included): the initial state and one per solve.
+    q : ndarray, shape (n_states, nq)
         Position of every state; row i in the chart of ``models[i]``.
     models : tuple of Model
     anchors : dict of int to ndarray, shape (nq,)

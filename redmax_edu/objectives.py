@@ -24,7 +24,7 @@ The objectives here:
     The kinetic energy ``1/2 qdot^T M(q) qdot`` at the last step (``dT/dq = 1/2 qdot^T dM/dq
     qdot``, Eq. 3.54), or ``w/2 |qdot^(m)|^2``.
 
-Writeup §3.5 (its page of the book is not yet written).
+Writeup §3.5. Taught in book/03_differentiable/05_adjoint and 06_optimisation.
 """
 
 from dataclasses import dataclass, field
@@ -163,7 +163,7 @@ class EndEffectorTarget(Objective):
     >>> terms.value, terms.dq  # x = (-sin q, 0, -cos q): dPsi/dq = (x - target) . dx/dq = -1 * -1
     (0.5, array([[1.]]))
 
-    Writeup §3.5 (its page of the book is not yet written).
+    Writeup §3.5. Taught in book/03_differentiable/05_adjoint.
     """
 
     def __init__(self, body, point, target, weight=1.0, step=-1):
@@ -218,7 +218,7 @@ class Regularizer(Objective):
     >>> Regularizer(0.1)(states).value, Regularizer(0.1)(states).dtau.ravel()
     (0.1, array([0.1, 0.1]))
 
-    Writeup §3.5 (its page of the book is not yet written).
+    Writeup §3.5. Taught in book/03_differentiable/05_adjoint.
     """
 
     def __init__(self, weight, wrt="tau", reference=None):
@@ -261,7 +261,7 @@ class Tracking(Objective):
     >>> t.value, t.dq.ravel()
     (0.125, array([0. , 0.5]))
 
-    Writeup §3.5 (its page of the book is not yet written).
+    Writeup §3.5. Taught in book/03_differentiable/06_optimisation.
     """
 
     def __init__(self, observed, weight=1.0):
@@ -305,7 +305,7 @@ class ComeToRest(Objective):
     >>> round(ComeToRest()(states).value, 12)  # 1/2 (0.01 + 2 * 1^2) 2^2
     4.02
 
-    Writeup §3.5 (its page of the book is not yet written).
+    Writeup §3.5. Taught in book/03_differentiable/06_optimisation.
     """
 
     def __init__(self, weight=1.0, kind="kinetic", steps=-1):

@@ -40,7 +40,8 @@ augmented model at ``x = xdot = 0`` is the original one.
 
 Every malformed parameter raises a ``ValueError`` that names the parameter and the body.
 
-Writeup §3.5 (the parameters ``p`` of Eq. 3.84); its page of the book is not yet written.
+Writeup §3.5 (the parameters ``p`` of Eq. 3.84). Taught in book/03_differentiable/05_adjoint and
+06_optimisation.
 """
 
 from dataclasses import dataclass, replace
@@ -238,7 +239,7 @@ def with_parameters(model, params, values):
     >>> longer.bodies[1].T_parent_joint[:3, 3], round(float(longer.bodies[1].inertia[0, 0]), 12)
     (array([ 0.,  0., -2.]), 0.3)
 
-    Writeup §3.5 (its page of the book is not yet written).
+    Writeup §3.5. Taught in book/03_differentiable/05_adjoint and 06_optimisation.
     """
     resolved = _resolve(model, params)
     values = as_real(values, (len(resolved),), "values")
@@ -327,7 +328,7 @@ def parameter_twists(model, params, q):
     >>> np.round(tw[6:, 0], 12) + 0.0
     array([ 0.,  0.,  0.,  0.,  0., -1.])
 
-    Writeup §3.5 (its page of the book is not yet written).
+    Writeup §3.5. Taught in book/03_differentiable/05_adjoint.
     """
     resolved = _resolve(model, params)
     q = model.check_state(q)
@@ -373,7 +374,7 @@ def parameter_derivatives(model, params, q, qdot):
     >>> round(dM, 12), round(df, 12), round(float(-9.81 * np.sin(0.3)), 12)
     (1.005, -2.899053227348, -2.899053227348)
 
-    Writeup §3.5 (its page of the book is not yet written).
+    Writeup §3.5. Taught in book/03_differentiable/05_adjoint.
     """
     resolved = _resolve(model, params)
     if model.constraints:

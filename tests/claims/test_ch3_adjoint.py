@@ -1,6 +1,8 @@
-"""Claims of §3.5, the adjoint method and optimisation through a simulation (the pages
-book/03_differentiable/05_adjoint and 06_optimisation are planned; these are the numbers they
-will state).
+"""Claims of §3.5, the adjoint method and optimisation through a simulation: the pages
+book/03_differentiable/05_adjoint (the first claim, its section "The gradient against central
+differences", on the same chain, run and objective) and book/03_differentiable/06_optimisation
+(the other three, each computed there as here). tests/claims/test_ch3_adjoint_pages.py holds
+the other claims of 05_adjoint.
 
 * The adjoint gradient equals central differences of the whole simulation: on a two-link
   chain (0.4 m, 1 kg rods, 50 BDF2 steps of 0.02 s from q = (1, -0.5) rad), in the initial
