@@ -1,11 +1,14 @@
 """Mutants of the Part 3 assignments (not a test module): see ``exercise_submissions``.
 
-``JOINT_DERIVATIVE_MUTANTS`` (01_joint_derivative): for every common mistake, a mutant of the
-solution written as a student would (numpy only; a mutant calling the library's joints would
-be refused as such), and a fragment of the message the grader must give it.
+``JOINT_DERIVATIVE_MUTANTS`` (01_joint_derivative) and ``BDF1_MUTANTS`` (02_bdf1_newton_step):
+for every common mistake, a mutant of the solution written as a student would (numpy and the
+library's ``dynamics_derivatives`` only; a mutant calling the library's joints or implicit
+integrators would be refused as such), and a fragment of the message the grader must give it.
 """
 
 import numpy as np
+
+from redmax_edu.derivatives import dynamics_derivatives
 
 # --- universal_dQ_dq, universal_dS_dq, universal_dSdot_dq (01_joint_derivative) -------------------
 
@@ -112,4 +115,115 @@ JOINT_DERIVATIVE_MUTANTS = {
     "dSdot_no_rate": ("universal_dSdot_dq", dSdot_no_rate, "so multiply by qdot_2"),
     "dSdot_is_dS": ("universal_dSdot_dq", dSdot_is_dS, "it is dS/dq, not dSdot/dq"),
     "dSdot_sign": ("universal_dSdot_dq", dSdot_sign, "along q_2; it agrees along q_1"),
+}
+
+
+# --- bdf1_residual, bdf1_newton_matrix, bdf1_newton_step (02_bdf1_newton_step) -------------------
+
+
+def _bdf1(model, q0, qdot0, q1, h):
+    """x = q1 - q0 - h qdot0 and the dynamics derivatives at (q1, qdot1)."""
+    return q1 - q0 - h * qdot0, dynamics_derivatives(model, q1, (q1 - q0) / h)
+
+
+def residual_force_sign(model, q0, qdot0, q1, h):
+    x, d = _bdf1(model, q0, qdot0, q1, h)
+    return d.M @ x + h**2 * d.f
+
+
+def residual_minv_form(model, q0, qdot0, q1, h):
+    x, d = _bdf1(model, q0, qdot0, q1, h)
+    return x - h**2 * np.linalg.solve(d.M, d.f)  # q1 = q0 + h qdot0 + h^2 M^-1 f, moved to one side
+
+
+def residual_old_velocity(model, q0, qdot0, q1, h):
+    x, d = _bdf1(model, q0, qdot0, q1, h)
+    return d.M @ x - h**2 * dynamics_derivatives(model, q1, qdot0).f
+
+
+def residual_no_h_qdot0(model, q0, qdot0, q1, h):
+    x, d = _bdf1(model, q0, qdot0, q1, h)
+    return d.M @ (q1 - q0) - h**2 * d.f
+
+
+def residual_h_not_h2(model, q0, qdot0, q1, h):
+    x, d = _bdf1(model, q0, qdot0, q1, h)
+    return d.M @ x - h * d.f
+
+
+def _matrix(model, q0, qdot0, q1, h, dM=True, hD=None, hK=None, contract="ijk,j->ik"):
+    x, d = _bdf1(model, q0, qdot0, q1, h)
+    hD = h if hD is None else hD
+    hK = h**2 if hK is None else hK
+    H = d.M - hD * d.D - hK * d.K
+    return H + np.einsum(contract, d.dM_dq, x) if dM else H
+
+
+def matrix_no_dM(model, q0, qdot0, q1, h):
+    return _matrix(model, q0, qdot0, q1, h, dM=False)
+
+
+def matrix_h2_D(model, q0, qdot0, q1, h):
+    return _matrix(model, q0, qdot0, q1, h, hD=h**2)  # dqdot1/dq1 = 1/h forgotten
+
+
+def matrix_h_K(model, q0, qdot0, q1, h):
+    return _matrix(model, q0, qdot0, q1, h, hK=h)
+
+
+def matrix_derivative_index(model, q0, qdot0, q1, h):
+    return _matrix(model, q0, qdot0, q1, h, contract="ijk,k->ij")  # sum_k dM/dq_k x_k
+
+
+def matrix_force_sign(model, q0, qdot0, q1, h):
+    return _matrix(model, q0, qdot0, q1, h, hD=-h, hK=-h**2)
+
+
+def _reference_step(model, q0, qdot0, q1, h):
+    x, d = _bdf1(model, q0, qdot0, q1, h)
+    return d.M @ x - h**2 * d.f, _matrix(model, q0, qdot0, q1, h)
+
+
+def step_plus(model, q0, qdot0, q1, h):
+    g, H = _reference_step(model, q0, qdot0, q1, h)
+    return q1 + np.linalg.solve(H, g)
+
+
+def step_increment(model, q0, qdot0, q1, h):
+    g, H = _reference_step(model, q0, qdot0, q1, h)
+    return -np.linalg.solve(H, g)
+
+
+def step_transposed(model, q0, qdot0, q1, h):
+    g, H = _reference_step(model, q0, qdot0, q1, h)
+    return q1 - np.linalg.solve(H.T, g)
+
+
+def step_divided(model, q0, qdot0, q1, h):
+    g, H = _reference_step(model, q0, qdot0, q1, h)
+    return q1 - g / np.diag(H)
+
+
+def step_no_dM(model, q0, qdot0, q1, h):
+    g, _ = _reference_step(model, q0, qdot0, q1, h)
+    return q1 - np.linalg.solve(matrix_no_dM(model, q0, qdot0, q1, h), g)  # still converges, slowly
+
+
+BDF1_MUTANTS = {
+    "residual_force_sign": ("bdf1_residual", residual_force_sign, "the force term has the wrong sign"),
+    "residual_minv_form": ("bdf1_residual", residual_minv_form, "it is M^-1 g, the equation divided by M"),
+    "residual_old_velocity": ("bdf1_residual", residual_old_velocity, "f is evaluated at the old velocity"),
+    "residual_no_h_qdot0": ("bdf1_residual", residual_no_h_qdot0, "the term h qdot0 is missing"),
+    "residual_h_not_h2": ("bdf1_residual", residual_h_not_h2, "the force is multiplied by h, not h^2"),
+    "matrix_no_dM": ("bdf1_newton_matrix", matrix_no_dM, "the term dM/dq (q1 - q0 - h qdot0) is missing"),
+    "matrix_h2_D": ("bdf1_newton_matrix", matrix_h2_D, "it has h^2 D where h D belongs"),
+    "matrix_h_K": ("bdf1_newton_matrix", matrix_h_K, "it has h K where h^2 K belongs"),
+    "matrix_derivative_index": ("bdf1_newton_matrix", matrix_derivative_index,
+                                "contracts x = q1 - q0 - h qdot0 with the derivative index"),
+    "matrix_force_sign": ("bdf1_newton_matrix", matrix_force_sign, "the force terms have the wrong sign"),
+    "step_plus": ("bdf1_newton_step", step_plus, "it steps the wrong way"),
+    "step_increment": ("bdf1_newton_step", step_increment, "it returns the increment -H^-1 g"),
+    "step_transposed": ("bdf1_newton_step", step_transposed, "it solves with the transpose of H"),
+    "step_divided": ("bdf1_newton_step", step_divided, "divides g by the diagonal of H"),
+    "step_no_dM": ("bdf1_newton_step", step_no_dM, "it steps with a wrong H (the term dM/dq"),
 }

@@ -17,6 +17,7 @@ from redmax_edu.exercises import (
     ASSIGNMENTS,
     CheckFailed,
     adjoint,
+    bdf1_newton,
     exp_log,
     force_derivatives,
     forward_dynamics,
@@ -38,18 +39,20 @@ from .exercise_submissions import (
     UNIVERSAL_MUTANTS,
     reference,
 )
-from .exercise_submissions_differentiable import JOINT_DERIVATIVE_MUTANTS
+from .exercise_submissions_differentiable import BDF1_MUTANTS, JOINT_DERIVATIVE_MUTANTS
 from .exercise_submissions_dynamics import FORWARD_DYNAMICS_MUTANTS, LAGRANGIAN_MUTANTS, RECURSIVE_MUTANTS
 
 MODULES = {"01_exp_log": exp_log, "02_adjoint": adjoint, "03_force_derivatives": force_derivatives,
            "04_kkt_step": kkt_step, "01_joint_Q_S_Sdot": universal_joint, "02_jacobian": reduced_jacobian,
            "03_forward_dynamics": forward_dynamics, "04_recursive": recursive,
-           "01_joint_derivative": joint_derivative, "01_lagrangian_arm": lagrangian_arm}
+           "01_joint_derivative": joint_derivative, "02_bdf1_newton_step": bdf1_newton,
+           "01_lagrangian_arm": lagrangian_arm}
 MUTANTS = {"01_exp_log": EXP_LOG_MUTANTS, "02_adjoint": ADJOINT_MUTANTS,
            "03_force_derivatives": FORCE_MUTANTS, "04_kkt_step": KKT_MUTANTS,
            "01_joint_Q_S_Sdot": UNIVERSAL_MUTANTS, "02_jacobian": JACOBIAN_MUTANTS,
            "03_forward_dynamics": FORWARD_DYNAMICS_MUTANTS, "04_recursive": RECURSIVE_MUTANTS,
-           "01_joint_derivative": JOINT_DERIVATIVE_MUTANTS, "01_lagrangian_arm": LAGRANGIAN_MUTANTS}
+           "01_joint_derivative": JOINT_DERIVATIVE_MUTANTS, "02_bdf1_newton_step": BDF1_MUTANTS,
+           "01_lagrangian_arm": LAGRANGIAN_MUTANTS}
 #: A short time limit for the looping submissions: a correct check takes milliseconds.
 QUICK = 0.5
 
