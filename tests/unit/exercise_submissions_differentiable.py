@@ -1,6 +1,7 @@
 """Mutants of the Part 3 assignments (not a test module): see ``exercise_submissions``.
 
-``JOINT_DERIVATIVE_MUTANTS`` (01_joint_derivative) and ``BDF1_MUTANTS`` (02_bdf1_newton_step):
+``JOINT_DERIVATIVE_MUTANTS`` (01_joint_derivative), ``BDF1_MUTANTS`` (02_bdf1_newton_step) and
+``ADJOINT_GRADIENT_MUTANTS`` (03_adjoint_gradient):
 for every common mistake, a mutant of the solution written as a student would (numpy and the
 library's ``dynamics_derivatives`` only; a mutant calling the library's joints or implicit
 integrators would be refused as such), and a fragment of the message the grader must give it.
@@ -226,4 +227,88 @@ BDF1_MUTANTS = {
     "step_transposed": ("bdf1_newton_step", step_transposed, "it solves with the transpose of H"),
     "step_divided": ("bdf1_newton_step", step_divided, "divides g by the diagonal of H"),
     "step_no_dM": ("bdf1_newton_step", step_no_dM, "it steps with a wrong H (the term dM/dq"),
+}
+
+
+# --- adjoint_back_solve, initial_state_gradient, parameter_gradient (03_adjoint_gradient) ---------
+
+
+def _loop(H, A, B, y, transpose=True, use_B=True, sign=-1.0, shift=0):
+    N = len(H) - 1
+    z = np.zeros_like(y, dtype=float)
+    for i in range(N, 0, -1):
+        rhs = y[i].copy()
+        if i + 1 <= N:
+            rhs += sign * A[i + 1 - shift].T @ z[i + 1]
+        if use_B and i + 2 <= N:
+            rhs += sign * B[i + 2 - shift].T @ z[i + 2]
+        z[i] = np.linalg.solve(H[i].T if transpose else H[i], rhs)
+    return z
+
+
+def back_solve_with_H(H, A, B, y):
+    return _loop(H, A, B, y, transpose=False)
+
+
+def back_solve_no_B(H, A, B, y):
+    return _loop(H, A, B, y, use_B=False)
+
+
+def back_solve_sign(H, A, B, y):
+    return _loop(H, A, B, y, sign=1.0)
+
+
+def back_solve_off_by_one(H, A, B, y):
+    return _loop(H, A, B, y, shift=1)  # A[i] and B[i + 1]: the blocks of the wrong rows
+
+
+def back_solve_forward(H, A, B, y):
+    z = np.zeros_like(y, dtype=float)
+    for i in range(1, len(H)):  # forward, as in the forward run
+        rhs = y[i] - A[i].T @ z[i - 1]
+        if i >= 2:
+            rhs -= B[i].T @ z[i - 2]
+        z[i] = np.linalg.solve(H[i].T, rhs)
+    return z
+
+
+def initial_sign(z, y, A, B):
+    return y[0] + A[1].T @ z[1] + B[2].T @ z[2]
+
+
+def initial_no_B(z, y, A, B):
+    return y[0] - A[1].T @ z[1]
+
+
+def initial_not_transposed(z, y, A, B):
+    return y[0] - A[1] @ z[1] - B[2] @ z[2]
+
+
+def parameter_sign(z, dg_dp, dpsi_dp):
+    return dpsi_dp + sum(dg_dp[i].T @ z[i] for i in range(1, len(z)))
+
+
+def parameter_off_by_one(z, dg_dp, dpsi_dp):
+    return dpsi_dp - sum(dg_dp[i - 1].T @ z[i] for i in range(1, len(z)))
+
+
+def parameter_no_explicit(z, dg_dp, dpsi_dp):
+    return -sum(dg_dp[i].T @ z[i] for i in range(1, len(z)))
+
+
+ADJOINT_GRADIENT_MUTANTS = {
+    "back_solve_with_H": ("adjoint_back_solve", back_solve_with_H, "it solves with H_i where H_i^T belongs"),
+    "back_solve_no_B": ("adjoint_back_solve", back_solve_no_B,
+                        "the block B (dg_(i+2)/dq_i, two states back) is dropped"),
+    "back_solve_sign": ("adjoint_back_solve", back_solve_sign, "the coupling terms have the wrong sign"),
+    "back_solve_off_by_one": ("adjoint_back_solve", back_solve_off_by_one, "off by one step"),
+    "back_solve_forward": ("adjoint_back_solve", back_solve_forward, "the loop runs forward"),
+    "initial_sign": ("initial_state_gradient", initial_sign, "the z terms have the wrong sign"),
+    "initial_no_B": ("initial_state_gradient", initial_no_B, "the term B_2^T z_2 is missing"),
+    "initial_not_transposed": ("initial_state_gradient", initial_not_transposed,
+                               "the blocks are not transposed"),
+    "parameter_sign": ("parameter_gradient", parameter_sign, "the term z^T dg/dp has the wrong sign"),
+    "parameter_off_by_one": ("parameter_gradient", parameter_off_by_one, "off by one step"),
+    "parameter_no_explicit": ("parameter_gradient", parameter_no_explicit,
+                              "the explicit term dPsi/dp|_qbar is missing"),
 }
