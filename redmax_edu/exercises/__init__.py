@@ -4,8 +4,9 @@ Each assignment of ``exercises/`` has a module here holding its checks
 (:class:`~redmax_edu.exercises.core.Assignment`): ``exp_log`` (§1.3), ``adjoint`` (§1.5),
 ``force_derivatives`` (§1.9), ``kkt_step`` (§1.10), ``universal_joint`` (§2.4),
 ``reduced_jacobian`` (§2.2), ``forward_dynamics`` (§2.3) and ``recursive`` (§2.12, with
-:mod:`~redmax_edu.exercises.chains`, the models they are graded on), ``lagrangian_arm`` (the
-companion chapter).
+:mod:`~redmax_edu.exercises.chains`, the models they are graded on), ``joint_derivative``
+(§3.2), ``bdf1_newton`` (§3.4), ``adjoint_gradient`` (§3.5),
+``lagrangian_arm`` (the companion chapter).
 The same checks serve three readers:
 
 * the student, in the "check your answer" cell after each exercise:
@@ -27,9 +28,12 @@ Nothing here needs otter-grader: the student notebooks run with the library alon
 
 from . import (
     adjoint,
+    adjoint_gradient,
+    bdf1_newton,
     exp_log,
     force_derivatives,
     forward_dynamics,
+    joint_derivative,
     kkt_step,
     lagrangian_arm,
     recursive,
@@ -52,8 +56,10 @@ from .sandbox import TIME_LIMIT
 #: Every assignment, by name (the source notebook's file name in exercises/).
 ASSIGNMENTS = {module.ASSIGNMENT.name: module.ASSIGNMENT
                for module in (exp_log, adjoint, force_derivatives, kkt_step, universal_joint,
-                              reduced_jacobian, forward_dynamics, recursive, lagrangian_arm)}
+                              reduced_jacobian, forward_dynamics, recursive, joint_derivative, bdf1_newton,
+                              adjoint_gradient, lagrangian_arm)}
 
 __all__ = ["ASSIGNMENTS", "GRADING_SEED", "TIME_LIMIT", "Assignment", "Check", "CheckFailed", "CheckResult",
-           "Report", "Unanswered", "Verdict", "adjoint", "exp_log", "force_derivatives", "forward_dynamics",
-           "kkt_step", "lagrangian_arm", "recursive", "reduced_jacobian", "run_check", "universal_joint"]
+           "Report", "Unanswered", "Verdict", "adjoint", "adjoint_gradient", "bdf1_newton", "exp_log",
+           "force_derivatives", "forward_dynamics", "joint_derivative", "kkt_step", "lagrangian_arm",
+           "recursive", "reduced_jacobian", "run_check", "universal_joint"]

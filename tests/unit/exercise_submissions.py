@@ -33,6 +33,9 @@ SOURCES = {"01_exp_log": ROOT / "exercises/01_maximal/01_exp_log.ipynb",
            "02_jacobian": ROOT / "exercises/02_reduced/02_jacobian.ipynb",
            "03_forward_dynamics": ROOT / "exercises/02_reduced/03_forward_dynamics.ipynb",
            "04_recursive": ROOT / "exercises/02_reduced/04_recursive.ipynb",
+           "01_joint_derivative": ROOT / "exercises/03_differentiable/01_joint_derivative.ipynb",
+           "02_bdf1_newton_step": ROOT / "exercises/03_differentiable/02_bdf1_newton_step.ipynb",
+           "03_adjoint_gradient": ROOT / "exercises/03_differentiable/03_adjoint_gradient.ipynb",
            "01_lagrangian_arm": ROOT / "exercises/04_companions/01_lagrangian_arm.ipynb"}
 
 

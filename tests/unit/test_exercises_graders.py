@@ -17,9 +17,12 @@ from redmax_edu.exercises import (
     ASSIGNMENTS,
     CheckFailed,
     adjoint,
+    adjoint_gradient,
+    bdf1_newton,
     exp_log,
     force_derivatives,
     forward_dynamics,
+    joint_derivative,
     kkt_step,
     lagrangian_arm,
     recursive,
@@ -37,17 +40,24 @@ from .exercise_submissions import (
     UNIVERSAL_MUTANTS,
     reference,
 )
+from .exercise_submissions_differentiable import (
+    ADJOINT_GRADIENT_MUTANTS,
+    BDF1_MUTANTS,
+    JOINT_DERIVATIVE_MUTANTS,
+)
 from .exercise_submissions_dynamics import FORWARD_DYNAMICS_MUTANTS, LAGRANGIAN_MUTANTS, RECURSIVE_MUTANTS
 
 MODULES = {"01_exp_log": exp_log, "02_adjoint": adjoint, "03_force_derivatives": force_derivatives,
            "04_kkt_step": kkt_step, "01_joint_Q_S_Sdot": universal_joint, "02_jacobian": reduced_jacobian,
            "03_forward_dynamics": forward_dynamics, "04_recursive": recursive,
-           "01_lagrangian_arm": lagrangian_arm}
+           "01_joint_derivative": joint_derivative, "02_bdf1_newton_step": bdf1_newton,
+           "03_adjoint_gradient": adjoint_gradient, "01_lagrangian_arm": lagrangian_arm}
 MUTANTS = {"01_exp_log": EXP_LOG_MUTANTS, "02_adjoint": ADJOINT_MUTANTS,
            "03_force_derivatives": FORCE_MUTANTS, "04_kkt_step": KKT_MUTANTS,
            "01_joint_Q_S_Sdot": UNIVERSAL_MUTANTS, "02_jacobian": JACOBIAN_MUTANTS,
            "03_forward_dynamics": FORWARD_DYNAMICS_MUTANTS, "04_recursive": RECURSIVE_MUTANTS,
-           "01_lagrangian_arm": LAGRANGIAN_MUTANTS}
+           "01_joint_derivative": JOINT_DERIVATIVE_MUTANTS, "02_bdf1_newton_step": BDF1_MUTANTS,
+           "03_adjoint_gradient": ADJOINT_GRADIENT_MUTANTS, "01_lagrangian_arm": LAGRANGIAN_MUTANTS}
 #: A short time limit for the looping submissions: a correct check takes milliseconds.
 QUICK = 0.5
 
@@ -117,9 +127,13 @@ def test_a_broken_submission_gets_a_clear_message_within_the_time_limit(assignme
 @pytest.mark.parametrize("name", ["raises", "loops", "returns_text", "returns_none", "kills_the_process"])
 @pytest.mark.parametrize(("assignment_name", "function"),
                          [("03_forward_dynamics", "reduced_forces"), ("04_recursive", "body_accelerations"),
-                          ("01_lagrangian_arm", "coriolis_matrix")])
-def test_the_part_2_and_companion_checks_survive_broken_submissions(assignment_name, function, name):
-    # the checks that call the submission themselves (symmetry, finite differences, C qdot) included
+                          ("01_lagrangian_arm", "coriolis_matrix"),
+                          ("01_joint_derivative", "universal_dS_dq"),
+                          ("02_bdf1_newton_step", "bdf1_newton_step"),
+                          ("03_adjoint_gradient", "initial_state_gradient")])
+def test_the_model_and_derivative_checks_survive_broken_submissions(assignment_name, function, name):
+    # the checks that call the submission themselves (symmetry, finite differences, C qdot, repeated
+    # Newton steps, a whole simulation's differences) included
     fn, message, status = BROKEN[name]
     report = MODULES[assignment_name].check(function, fn, time_limit=QUICK)
     assert report.points == 0
