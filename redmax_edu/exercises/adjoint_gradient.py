@@ -31,7 +31,7 @@ Examples
 adjoint_back_solve uses redmax_edu.adjoint.assemble_hbar, which this exercise asks you to write:
 write it with numpy.
 
-Taught in book/03_differentiable/04_implicit_integrators.
+Taught in book/03_differentiable/05_adjoint.
 """
 
 import numpy as np
