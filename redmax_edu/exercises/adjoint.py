@@ -26,7 +26,7 @@ from .. import lie
 from ..checks import numerical_derivative
 from .calls import call, describe
 from .compare import TWIST_COORDINATES, direction_mismatches, judge_cases
-from .core import GRADING_SEED, Assignment, Verdict
+from .core import Assignment, Verdict, entry_points
 
 ASSIGNMENT = Assignment(
     "02_adjoint", "The adjoint and its rate",
@@ -37,21 +37,7 @@ ASSIGNMENT = Assignment(
     },
 )
 check_of = ASSIGNMENT.check
-
-
-def check(function, fn, *, seed=0, time_limit=None):
-    """Every check of ``function`` (``"adjoint"``, ``"ad"`` or ``"adjoint_dot"``) on ``fn``: a report.
-
-    The "check your answer" cell of the assignment; ``time_limit`` defaults to
-    :data:`~redmax_edu.exercises.sandbox.TIME_LIMIT`.
-    """
-    kwargs = {} if time_limit is None else {"time_limit": time_limit}
-    return ASSIGNMENT.report(function, fn, seed=seed, **kwargs)
-
-
-def require(function, key, fn, *, seed=GRADING_SEED):
-    """One check, as an autograder test case: raises ``CheckFailed`` unless it earns full marks."""
-    return ASSIGNMENT.require(function, key, fn, seed=seed)
+check, require = entry_points(ASSIGNMENT)
 
 
 # --- inputs -------------------------------------------------------------------------------------

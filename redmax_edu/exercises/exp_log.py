@@ -25,7 +25,7 @@ import scipy.linalg
 from .. import lie
 from .calls import describe
 from .compare import agrees, judge_cases
-from .core import GRADING_SEED, Assignment
+from .core import Assignment, entry_points
 
 ASSIGNMENT = Assignment(
     "01_exp_log", "The exponential and logarithm of SE(3)",
@@ -37,26 +37,12 @@ ASSIGNMENT = Assignment(
     },
 )
 check_of = ASSIGNMENT.check
+check, require = entry_points(ASSIGNMENT)
 
 ZERO_ANGLE_HINT = ("At theta = |omega| = 0, sin(theta)/theta and (1 - cos theta)/theta^2 are 0/0: "
                    "use their limits (Taylor series) for small theta.")
 LOG_ZERO_HINT = ("At angle 0, theta/sin(theta) is 0/0 and the axis is undefined: use the limits "
                  "(Taylor series) for small angles.")
-
-
-def check(function, fn, *, seed=0, time_limit=None):
-    """Every check of ``function`` (``"exp_se3"`` or ``"log_se3"``) on the student's ``fn``: a report.
-
-    The "check your answer" cell of the assignment; ``time_limit`` defaults to
-    :data:`~redmax_edu.exercises.sandbox.TIME_LIMIT`.
-    """
-    kwargs = {} if time_limit is None else {"time_limit": time_limit}
-    return ASSIGNMENT.report(function, fn, seed=seed, **kwargs)
-
-
-def require(function, key, fn, *, seed=GRADING_SEED):
-    """One check, as an autograder test case: raises ``CheckFailed`` unless it earns full marks."""
-    return ASSIGNMENT.require(function, key, fn, seed=seed)
 
 
 # --- inputs -------------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from ..lie import ad
 from .calls import call, describe
 from .chains import describe_model, free_body, pendulum, random_chain, random_state
 from .compare import asymmetry, judge_cases
-from .core import GRADING_SEED, Assignment, Verdict
+from .core import Assignment, Verdict, entry_points
 
 _DYNAMICS = [dynamics.mass_matrix, dynamics.reduced_forces, dynamics.forward_dynamics,
              dynamics.quadratic_velocity_vector, dynamics.maximal_forces, dynamics.inverse_dynamics,
@@ -47,25 +47,10 @@ ASSIGNMENT = Assignment(
     forbidden={"mass_matrix": _DYNAMICS, "reduced_forces": _DYNAMICS, "forward_dynamics": _DYNAMICS},
 )
 check_of = ASSIGNMENT.check
+check, require = entry_points(ASSIGNMENT)
 
 SHAPE_HINT = ("J has shape (6n, nq) and M_m (6n, 6n): the products that fit are J^T M_m J and "
               "J^T f; J^T maps body wrenches to joint forces.")
-
-
-def check(function, fn, *, seed=0, time_limit=None):
-    """Every check of ``function`` on ``fn``: a printable report.
-
-    ``function`` is ``"mass_matrix"``, ``"reduced_forces"`` or ``"forward_dynamics"``. The
-    "check your answer" cell of the assignment. ``time_limit``
-    defaults to :data:`~redmax_edu.exercises.sandbox.TIME_LIMIT`.
-    """
-    kwargs = {} if time_limit is None else {"time_limit": time_limit}
-    return ASSIGNMENT.report(function, fn, seed=seed, **kwargs)
-
-
-def require(function, key, fn, *, seed=GRADING_SEED):
-    """One check, as an autograder test case: raises ``CheckFailed`` unless it earns full marks."""
-    return ASSIGNMENT.require(function, key, fn, seed=seed)
 
 
 # --- the terms of Eq. (2.19), one at a time, for naming mistakes ---------------------------------

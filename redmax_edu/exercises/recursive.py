@@ -33,7 +33,7 @@ from ..lie import ad
 from .calls import call, describe
 from .chains import describe_model, pendulum, random_chain, random_state
 from .compare import judge_cases
-from .core import GRADING_SEED, Assignment, Verdict
+from .core import Assignment, Verdict, entry_points
 
 _FORBIDDEN = [recursive.body_accelerations, recursive.recursive_inverse_dynamics,
               recursive.recursive_forward_dynamics, recursive.recursive_hybrid_dynamics,
@@ -46,21 +46,7 @@ ASSIGNMENT = Assignment(
     forbidden={"body_accelerations": _FORBIDDEN, "inverse_dynamics": _FORBIDDEN},
 )
 check_of = ASSIGNMENT.check
-
-
-def check(function, fn, *, seed=0, time_limit=None):
-    """Every check of ``function`` (``"body_accelerations"`` or ``"inverse_dynamics"``) on ``fn``: a report.
-
-    The "check your answer" cell of the assignment; ``time_limit`` defaults to
-    :data:`~redmax_edu.exercises.sandbox.TIME_LIMIT`.
-    """
-    kwargs = {} if time_limit is None else {"time_limit": time_limit}
-    return ASSIGNMENT.report(function, fn, seed=seed, **kwargs)
-
-
-def require(function, key, fn, *, seed=GRADING_SEED):
-    """One check, as an autograder test case: raises ``CheckFailed`` unless it earns full marks."""
-    return ASSIGNMENT.require(function, key, fn, seed=seed)
+check, require = entry_points(ASSIGNMENT)
 
 
 def _label(model, q, qdot, qddot):
