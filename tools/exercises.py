@@ -43,6 +43,8 @@ import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from redmax_edu.exercises.core import REPORT_WIDTH
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "exercises"
 BUILD = SOURCE / "_build"
@@ -213,7 +215,7 @@ def grade(folder, out=BUILD / "grades", timeout=600.0, build=BUILD, stream=sys.s
     return graded
 
 
-def format_entry(entry, width=100):
+def format_entry(entry, width=REPORT_WIDTH):
     """The report block of one graded submission."""
     head = f"{entry['submission']} ({entry['assignment'] or 'unknown assignment'})"
     if "error" in entry:
