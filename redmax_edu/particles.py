@@ -227,6 +227,9 @@ def chain_step(chain, x, v, h, method="trapezoidal"):
     * Bridson-Marino: ``(M - h/2 D) v' = (M - h/2 D) v + h/2 f``, constrained, ``x+ = x + h v'``,
       then ``(M - h/2 D) v+ = (M - h/2 D) v + h/2 (f + f(x+, v))``, constrained. ``K`` is not used.
 
+    Each velocity solve takes the chain's pin, floor and friction (box, or the Anitescu-Stewart
+    cone solved by Lemke's method: see :class:`ParticleChain`).
+
     Parameters
     ----------
     chain : ParticleChain

@@ -173,3 +173,18 @@ def test_friction_options_refuse_bad_input(kwargs, words):
         ParticleChain(two_particles(), floor=0.0, mu=0.3, **kwargs)
     with pytest.raises(ValueError, match="argument 'count'"):
         friction_directions(2)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_thrown_chain_with_springs_and_a_pin_stops_on_the_cone(method):
+    """The cone goes through the same elimination as the pin: the pin holds, the floor is not crossed
+    (beyond the trapezoid's dip), and a chain thrown sideways comes to rest."""
+    nodes = straight(5, 0.4, z=0.03)
+    chain = ParticleChain(DeformableSpring(nodes, stiffness=30.0, mass=0.5), pin=nodes[0], floor=0.0, mu=0.5,
+                          friction="cone", directions=6)
+    thrown = np.tile([0.0, 1.0, 0.0], (5, 1))
+    thrown[0] = 0.0  # the pinned node starts at rest
+    run = simulate_chain(chain, nodes, thrown, 0.002, 400, method)
+    np.testing.assert_allclose(run.x[:, 0], np.broadcast_to(nodes[0], (401, 3)), atol=1e-12)
+    assert run.x[:, :, 2].min() > (-1e-3 if method == "trapezoidal" else -1e-12)
+    assert np.abs(run.v[-1]).max() < 1e-6 < np.abs(run.v[1]).max()
