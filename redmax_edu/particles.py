@@ -7,25 +7,30 @@ springs of :class:`redmax_edu.deformable.DeformableSpring` (with their ``K = df/
 
 * a bilateral pin holding node 0 at a world point (three rows ``G v = r_G``);
 * a floor ``z >= floor`` for every node (unilateral rows ``N v >= r_N``);
-* box friction on the floor: tangential impulses bounded by ``mu`` times an estimate of the
-  normal impulse (a frictionless solve of the same step).
+* friction on the floor, either *box* friction: tangential impulses bounded by ``mu`` times an
+  estimate of the normal impulse (a frictionless solve of the same step), or the
+  Anitescu-Stewart *cone*: impulses along ``directions`` tangents whose sum is at most ``mu``
+  times the normal impulse of the same step, with maximal dissipation.
 
 Without contacts the KKT system is solved directly (:func:`redmax_edu.maximal.solve.kkt_solve`);
-with contacts the box LCP in the impulses goes to projected Gauss-Seidel
-(:func:`redmax_edu.maximal.solve.projected_gauss_seidel`).
+with contacts and box friction the box LCP in the impulses goes to projected Gauss-Seidel
+(:func:`redmax_edu.maximal.solve.projected_gauss_seidel`); the friction-cone LCP goes to
+Lemke's method (:func:`redmax_edu.maximal.pivoting.lemke`).
 
-Taught in book/appendix/engineer_integrators.
+Taught in book/appendix/engineer_integrators and book/appendix/engineer_friction_cone.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_real, as_scalar
+from ._validate import as_index, as_real, as_scalar
 from .deformable import DeformableSpring
+from .maximal.pivoting import lemke, mixed_lcp_to_lcp
 from .maximal.solve import kkt_solve, projected_gauss_seidel
 
-__all__ = ["METHODS", "METHOD_LABELS", "ParticleChain", "ChainTrajectory", "chain_step", "simulate_chain"]
+__all__ = ["METHODS", "METHOD_LABELS", "FRICTIONS", "ParticleChain", "ChainTrajectory", "friction_directions",
+           "chain_step", "simulate_chain"]
 
 #: The integrators of the notes' §0.9, in their order.
 METHODS = ("symplectic", "implicit", "trapezoidal", "bridson_marino")
@@ -38,13 +43,16 @@ METHOD_LABELS = {
     "bridson_marino": "Bridson-Marino",
 }
 
+#: The friction models of §0.10: box friction (Eq. 0.5-0.6) and the Anitescu-Stewart cone.
+FRICTIONS = ("box", "cone")
+
 #: A run is stopped as diverged when a node moves faster than this (m/s).
 DIVERGED = 1e6
 
 
 @dataclass(frozen=True)
 class ParticleChain:
-    """A chain of point masses on strain springs, with an optional pin, floor and box friction.
+    """A chain of point masses on strain springs, with an optional pin, floor and friction.
 
     Parameters
     ----------
@@ -57,7 +65,11 @@ class ParticleChain:
     floor : float, optional
         Height of a floor ``z >= floor`` (unilateral constraints), in m.
     mu : float
-        Box friction coefficient on the floor.
+        Friction coefficient on the floor.
+    friction : {"box", "cone"}
+        Box friction, or the Anitescu-Stewart polyhedral cone (notes §0.10).
+    directions : int
+        Number of tangent directions of the polyhedral cone (>= 3), at equal angles from +x.
     """
 
     spring: DeformableSpring
@@ -65,6 +77,8 @@ class ParticleChain:
     pin: np.ndarray = None
     floor: float = None
     mu: float = 0.0
+    friction: str = "box"
+    directions: int = 4
 
     def __post_init__(self):
         if not isinstance(self.spring, DeformableSpring):
@@ -79,6 +93,10 @@ class ParticleChain:
         if self.floor is not None:
             object.__setattr__(self, "floor", as_scalar(self.floor, "floor"))
         object.__setattr__(self, "mu", as_scalar(self.mu, "mu", minimum=0.0))
+        if self.friction not in FRICTIONS:
+            raise ValueError(f"argument 'friction' must be one of {', '.join(FRICTIONS)}, "
+                             f"got {self.friction!r}")
+        object.__setattr__(self, "directions", as_index(self.directions, "directions", minimum=3))
 
     @property
     def mass(self):
@@ -102,8 +120,70 @@ class ParticleChain:
         return as_real(x, (k, 3), "x"), as_real(v, (k, 3), "v")
 
 
+def friction_directions(count):
+    """The tangent directions of a polyhedral friction cone on a horizontal floor (notes §0.10).
+
+    Parameters
+    ----------
+    count : int
+        Number of directions, >= 3.
+
+    Returns
+    -------
+    ndarray, shape (count, 3)
+        Unit vectors ``(cos a_j, sin a_j, 0)`` with ``a_j = 2 pi j / count``. Their convex hull,
+        scaled by ``mu`` times the normal impulse, is the polygon inscribed in the circular
+        friction cone's cross-section.
+
+    Examples
+    --------
+    >>> friction_directions(4).round(12) + 0.0
+    array([[ 1.,  0.,  0.],
+           [ 0.,  1.,  0.],
+           [-1.,  0.,  0.],
+           [ 0., -1.,  0.]])
+
+    Taught in book/appendix/engineer_friction_cone.
+    """
+    count = as_index(count, "count", minimum=3)
+    angles = 2 * np.pi * np.arange(count) / count
+    return np.column_stack([np.cos(angles), np.sin(angles), np.zeros(count)])
+
+
+def _cone_velocity(chain, A, b, G, r_G, N, r_N):
+    """The velocity solve with the Anitescu-Stewart friction cone (notes §0.10), as one LCP.
+
+    Impulses ``theta`` (normal, one per node), ``phi`` (one per node and tangent direction) and
+    a slack ``xi`` per node: ``A v = b + G^T lam + N^T theta + D^T phi`` with
+
+        nu    = N v - r_N           >= 0  perp  theta >= 0   (no penetration)
+        sigma = D v + E xi          >= 0  perp  phi   >= 0   (maximal dissipation)
+        gamma = mu theta - E^T phi  >= 0  perp  xi    >= 0   (inside the cone)
+
+    where ``E`` sums each node's directions. Eliminating ``(v, lam)`` through the KKT matrix
+    (:func:`redmax_edu.maximal.pivoting.mixed_lcp_to_lcp`) leaves an LCP in
+    ``(theta, phi, xi)`` whose matrix is copositive but not a P-matrix: Lemke's method solves it.
+    """
+    k, count = len(N), chain.directions
+    tangents = friction_directions(count)
+    D = np.zeros((k * count, A.shape[0]))
+    for i in range(k):
+        D[i * count: (i + 1) * count, 3 * i: 3 * i + 3] = tangents
+    rows = np.vstack([N, D])
+    L0, q0, recover = mixed_lcp_to_lcp(A, b, G, r_G, rows, np.concatenate([r_N, np.zeros(k * count)]))
+    E = np.kron(np.eye(k), np.ones((count, 1)))
+    n_rows = len(rows)
+    L = np.zeros((n_rows + k, n_rows + k))
+    L[:n_rows, :n_rows] = L0
+    L[k:n_rows, n_rows:] = E
+    L[n_rows:, :k] = chain.mu * np.eye(k)
+    L[n_rows:, k:n_rows] = -E.T
+    z = lemke(L, np.concatenate([q0, np.zeros(k)])).z
+    return recover(z[:n_rows])[0]
+
+
 def _constrained_velocity(chain, A, b, x, h):
-    """Solve ``A v = b + C^T lam`` with the pin, floor and box-friction rows of §0.10 (Eq. 0.5-0.6)."""
+    """Solve ``A v = b + C^T lam`` with the pin, floor and friction rows of §0.10 (Eq. 0.5-0.6)."""
     k = chain.spring.nnodes
     G = np.zeros((0, 3 * k))
     r_G = np.zeros(0)
@@ -117,6 +197,8 @@ def _constrained_velocity(chain, A, b, x, h):
     gap = x[:, 2] - chain.floor
     N = np.eye(3 * k)[2::3]
     r_N = -gap / h  # a node may approach the floor by at most its gap in one step
+    if chain.mu > 0 and chain.friction == "cone":
+        return _cone_velocity(chain, A, b, G, r_G, N, r_N)
     T = np.delete(np.eye(3 * k), np.s_[2::3], axis=0)  # x and y rows of every node
     C = np.vstack([G, N, T])
     AinvCt = np.linalg.solve(A, C.T)
@@ -144,6 +226,9 @@ def chain_step(chain, x, v, h, method="trapezoidal"):
       ``x+ = x + h (v + v+) / 2``;
     * Bridson-Marino: ``(M - h/2 D) v' = (M - h/2 D) v + h/2 f``, constrained, ``x+ = x + h v'``,
       then ``(M - h/2 D) v+ = (M - h/2 D) v + h/2 (f + f(x+, v))``, constrained. ``K`` is not used.
+
+    Each velocity solve takes the chain's pin, floor and friction (box, or the Anitescu-Stewart
+    cone solved by Lemke's method: see :class:`ParticleChain`).
 
     Parameters
     ----------

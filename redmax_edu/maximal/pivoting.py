@@ -12,7 +12,11 @@ leaves an LCP in ``z`` alone, ``w = L z + q`` with ``L = Nbar A^-1 Nbar^T``, ``N
 basis, so :func:`solve_mixed_lcp` forms each column when it is first needed: one solve with
 ``A`` per column instead of one per contact.
 
-Taught in book/appendix/engineer_mixed_lcp.
+Principal pivoting needs a P-matrix. The LCP of Anitescu-Stewart friction (notes §0.10) has
+zero diagonal blocks and is only copositive; :func:`lemke` (complementary pivoting with an
+artificial variable) solves it.
+
+Taught in book/appendix/engineer_mixed_lcp and book/appendix/engineer_friction_cone.
 """
 
 import warnings
@@ -23,7 +27,7 @@ import scipy.linalg
 
 from .._validate import as_index, as_real, as_scalar
 
-__all__ = ["LCPSolution", "mixed_lcp_to_lcp", "principal_pivoting", "solve_mixed_lcp"]
+__all__ = ["LCPSolution", "mixed_lcp_to_lcp", "principal_pivoting", "lemke", "solve_mixed_lcp"]
 
 
 @dataclass
@@ -195,6 +199,94 @@ def principal_pivoting(L, q, max_pivots=None, tol=1e-12):
     limit = _max_pivots(max_pivots, len(q))
     z, w, pivots = _pivot(column, q, limit, _tolerance(q, tol))
     return LCPSolution(z, w, pivots, len(used))
+
+
+def lemke(L, q, max_pivots=None, tol=1e-12):
+    """Solve ``w = L z + q, 0 <= z perp w >= 0`` by Lemke's complementary pivoting.
+
+    An artificial variable ``z0`` with covering vector ``e = (1, ..., 1)`` makes
+    ``w = q + L z + e z0`` feasible at ``z = 0``; it enters the basis in the row of the most
+    negative ``q``, and from then on the variable entering is always the complement of the one
+    that just left (``z_j`` after ``w_j`` and conversely), the leaving row chosen by the ratio
+    test with lexicographic ties (so degenerate problems do not cycle). The method ends when
+    ``z0`` leaves (a solution) or when no row limits the entering variable (a ray). Unlike
+    :func:`principal_pivoting` it does not need a P-matrix: it solves LCPs with copositive
+    matrices such as the friction-cone LCP of the ArtiSynth notes §0.10 (Anitescu and Potra
+    showed that this one never ends on a ray).
+
+    Parameters
+    ----------
+    L : array_like, shape (k, k)
+    q : array_like, shape (k,)
+    max_pivots : int, optional
+        Default ``50 k + 100``.
+    tol : float
+        Relative tolerance of the ratio test.
+
+    Returns
+    -------
+    LCPSolution
+        ``pivots`` counts the pivots (the entry of ``z0`` included).
+
+    Raises
+    ------
+    ValueError
+        On a ray (no solution found) or when ``max_pivots`` is used up.
+
+    Examples
+    --------
+    An LCP whose matrix has a zero diagonal (not a P-matrix):
+
+    >>> sol = lemke([[0.0, 1.0], [-1.0, 2.0]], [-1.0, 2.0])
+    >>> sol.z, sol.w
+    (array([4., 1.]), array([0., 0.]))
+
+    Taught in book/appendix/engineer_friction_cone.
+    """
+    q = as_real(q, None, "q")
+    if q.ndim != 1:
+        raise ValueError(f"argument 'q' must be a vector, got shape {q.shape}")
+    k = len(q)
+    L = as_real(L, (k, k), "L")
+    limit = 50 * k + 100 if max_pivots is None else as_index(max_pivots, "max_pivots", minimum=1)
+    tol = as_scalar(tol, "tol", minimum=0.0)
+    if k == 0 or q.min() >= 0:
+        return LCPSolution(np.zeros(k), q.copy(), 0, 0)
+    # Tableau of  I w - L z - e z0 = q: columns w (0..k-1), z (k..2k-1), z0 (2k), right-hand side (2k+1).
+    T = np.hstack([np.eye(k), -L, -np.ones((k, 1)), q[:, None]])
+    basis = list(range(k))
+    scale = tol * max(1.0, np.abs(T).max())
+
+    def pivot(row, col):
+        T[row] /= T[row, col]
+        others = np.arange(k) != row
+        T[others] -= np.outer(T[others, col], T[row])
+        left = basis[row]
+        basis[row] = col
+        return left
+
+    row = int(np.argmin(q))
+    left = pivot(row, 2 * k)
+    for pivots in range(1, limit + 1):
+        if left == 2 * k:  # z0 left the basis: a solution
+            z = np.zeros(k)
+            for r, var in enumerate(basis):
+                if k <= var < 2 * k:
+                    z[var - k] = max(T[r, -1], 0.0)
+            return LCPSolution(z, L @ z + q, pivots, k)
+        entering = left + k if left < k else left - k
+        d = T[:, entering]
+        rows = np.flatnonzero(d > scale)
+        if not len(rows):
+            raise ValueError("Lemke's method ended on a ray: it found no solution of this LCP (the matrix "
+                             "is not copositive-plus, or the LCP has no solution)")
+        for col in [2 * k + 1, *range(k)]:  # lexicographic minimum ratio
+            ratio = T[rows, col] / d[rows]
+            rows = rows[ratio <= ratio.min() + scale]
+            if len(rows) == 1:
+                break
+        left = pivot(int(rows[0]), entering)
+    raise ValueError(f"Lemke's method did not finish in {limit} pivots")
 
 
 def _max_pivots(max_pivots, k):

@@ -12,16 +12,19 @@ Constraint impulses enter as ``A Phi = b + C^T lambda`` with ``C`` the stacked r
 positive contact multiplier pushes bodies apart. (The writeup writes Eq. 1.88 with the
 opposite sign of lambda; only the sign of the multipliers differs.)
 
-Taught in book/01_maximal/10_joints, 11_contact and 12_solvers.
+Taught in book/01_maximal/10_joints, 11_contact and 12_solvers, and book/appendix/engineer_kkt.
 """
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 
 from .._validate import as_index, as_real, as_scalar, check_count
 
-__all__ = ["ConstraintSolution", "kkt_solve", "check_independent_rows", "contact_qp",
+__all__ = ["ConstraintSolution", "kkt_solve", "constraint_projections", "check_independent_rows",
+           "contact_qp",
            "qp_to_lcp", "projected_gauss_seidel", "pgs_contact"]
 
 #: Most Gauss-Seidel sweeps one call may ask for (each sweep visits every row).
@@ -84,11 +87,45 @@ def check_independent_rows(G, owners, tol=1e-10):
         rank = new_rank
 
 
-def kkt_solve(A, b, G, r, compliance=None):
+def _nonsingular_lu(K):
+    """LU factors of ``K`` and whether every pivot is above round-off (1e-13 of the largest entry)."""
+    with warnings.catch_warnings():  # a singular K is reported by the caller, in the reader's terms
+        warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+        lu = scipy.linalg.lu_factor(K, check_finite=False)
+    return lu, bool(np.all(np.abs(np.diag(lu[0])) > 1e-13 * max(1.0, np.abs(K).max(initial=0.0))))
+
+
+def _singular_kkt(G, r, what):
+    """The ValueError for a singular KKT system: dependent rows of ``G`` (consistent or not), else ``A``."""
+    s = np.linalg.svd(G, compute_uv=False)
+    rank = int(np.sum(s > 1e-10 * max(1.0, s.max(initial=0.0))))
+    if rank < len(G):
+        residual = r - G @ np.linalg.lstsq(G, r, rcond=None)[0]
+        consistent = np.abs(residual).max() <= 1e-10 * max(1.0, np.abs(r).max())
+        why = ("and 'r' is consistent with them, so the multipliers are not unique: remove the redundant "
+               "rows or make them soft" if consistent else
+               "and 'r' is inconsistent with them: no velocity satisfies G Phi = r")
+        return ValueError(f"argument 'G' has dependent rows (rank {rank} of {len(G)}), {why} "
+                          "(see check_independent_rows)")
+    return ValueError(f"argument 'A' is singular {what}: a coordinate without mass (or with negative "
+                      "stiffness) that no constraint holds")
+
+
+def kkt_solve(A, b, G, r, compliance=None, method="full"):
     """Solve the KKT system of Eq. (1.88): ``A Phi = b + G^T lam`` with ``G Phi + C lam = r``.
 
     ``C`` is a diagonal of constraint compliances (soft constraints, ArtiSynth notes §0.11);
-    zero for rigid rows, which is the KKT system of the writeup.
+    zero for rigid rows, which is the KKT system of the writeup (and Eq. 0.3 of the notes,
+    with ``v = Phi``, ``g = r``).
+
+    Two routes give the same answer (ArtiSynth notes §0.6):
+
+    * ``method="full"`` factors the whole matrix ``[[A, -G^T], [G, C]]``. It needs only that
+      matrix to be invertible: ``A`` may be singular (a massless coordinate) as long as it is
+      positive definite on the motions the constraints allow.
+    * ``method="schur"`` eliminates ``Phi``: ``lam = S^-1 (r - G A^-1 b)`` with the Schur
+      complement ``S = G A^-1 G^T + C``, then ``Phi = A^-1 (b + G^T lam)``. It needs ``A``
+      itself invertible, and solves with ``A`` once per constraint row.
 
     Parameters
     ----------
@@ -97,10 +134,18 @@ def kkt_solve(A, b, G, r, compliance=None):
     G : ndarray, shape (k, 6n)
     r : ndarray, shape (k,)
     compliance : ndarray, shape (k,), optional
+    method : {"full", "schur"}
 
     Returns
     -------
     ConstraintSolution
+
+    Raises
+    ------
+    ValueError
+        For mismatched shapes; when rows of ``G`` are dependent (saying whether ``r`` is
+        consistent with them); when ``A`` is singular on the allowed motions (or at all, for
+        ``method="schur"``).
 
     Examples
     --------
@@ -109,24 +154,96 @@ def kkt_solve(A, b, G, r, compliance=None):
     >>> sol = kkt_solve(np.eye(2), np.array([1.0, 0.5]), np.array([[1.0, 0.0]]), np.zeros(1))
     >>> sol.phi, sol.lam_G
     (array([0. , 0.5]), array([-1.]))
+
+    Taught in book/01_maximal/10_joints and book/appendix/engineer_kkt.
     """
     A, b = as_real(A, None, "A"), as_real(b, None, "b")
     G, r = as_real(G, None, "G"), as_real(r, None, "r")
-    n6 = len(b)
-    if A.shape != (n6, n6) or G.ndim != 2 or G.shape[1] != n6 or r.shape != (len(G),):
-        raise ValueError(f"arguments A {A.shape}, b {b.shape}, G {G.shape}, r {r.shape} must have shapes "
-                         "(m, m), (m,), (k, m) and (k,)")
+    n6 = len(b) if b.ndim == 1 else -1
+    for name, bad in (("A", A.shape != (n6, n6)), ("G", G.ndim != 2 or G.shape[1:] != (n6,)),
+                      ("r", r.shape != (len(G),))):
+        if bad:
+            raise ValueError(f"argument '{name}' has the wrong shape: A {A.shape}, b {b.shape}, G {G.shape}, "
+                             f"r {r.shape} must have shapes (m, m), (m,), (k, m) and (k,)")
+    if method not in ("full", "schur"):
+        raise ValueError(f"argument 'method' must be 'full' or 'schur', got {method!r}")
     k = len(G)
     C = np.zeros(k) if compliance is None else as_real(compliance, (k,), "compliance")
-    K = np.block([[A, -G.T], [G, np.diag(C)]])
-    try:
-        x = np.linalg.solve(K, np.concatenate([b, r]))
-    except np.linalg.LinAlgError:
-        raise ValueError("the KKT matrix of Eq. (1.88) is singular: two rigid constraints remove the "
-                         "same motion (see check_independent_rows) or A is singular (a body without "
-                         "mass)") from None
-    phi, lam = x[: len(b)], x[len(b):]
+    if method == "full":
+        lu, ok = _nonsingular_lu(np.block([[A, -G.T], [G, np.diag(C)]]))
+        if not ok:
+            raise _singular_kkt(G[C == 0], r[C == 0], "on the motions the constraints allow")
+        x = scipy.linalg.lu_solve(lu, np.concatenate([b, r]))
+        phi, lam = x[:n6], x[n6:]
+    else:
+        lu, ok = _nonsingular_lu(A)
+        if not ok:
+            raise ValueError("argument 'A' is singular: the Schur-complement route needs A^-1 "
+                             "(use method='full', which needs A invertible only on the allowed motions)")
+        Ainv_b, lam = scipy.linalg.lu_solve(lu, b), np.zeros(0)
+        if k:
+            Ainv_Gt = scipy.linalg.lu_solve(lu, G.T)
+            lu_S, ok = _nonsingular_lu(G @ Ainv_Gt + np.diag(C))
+            if not ok:
+                raise _singular_kkt(G[C == 0], r[C == 0], "")
+            lam = scipy.linalg.lu_solve(lu_S, r - G @ Ainv_b)
+        phi = Ainv_b + (Ainv_Gt @ lam if k else 0.0)
     return ConstraintSolution(phi, G.T @ lam, lam, np.zeros(0), np.zeros(0))
+
+
+def constraint_projections(M, G):
+    """The force and velocity projections of constraint rows ``G`` (ArtiSynth notes §0.5).
+
+    With ``S = G M^-1 G^T``:
+
+    * ``P_f = I - G^T S^-1 G M^-1`` removes from a force the part the constraints cancel:
+      ``f = P_f f_x`` is the net force once the constraint forces ``G^T lam`` keeping
+      ``G a = 0`` are added;
+    * ``P_v = I - M^-1 G^T S^-1 G = P_f^T`` maps a velocity to the nearest one in the kinetic
+      metric that satisfies ``G v = 0`` (the impulse ``M^-1 G^T lam`` that does it).
+
+    Both are idempotent; ``P_v`` is orthogonal in the metric of ``M`` (``M P_v`` is symmetric).
+
+    Parameters
+    ----------
+    M : array_like, shape (m, m)
+        Symmetric positive definite mass matrix.
+    G : array_like, shape (k, m)
+        Independent constraint rows.
+
+    Returns
+    -------
+    P_f, P_v : ndarray, shape (m, m)
+
+    Examples
+    --------
+    A unit mass in the plane constrained to move along y: the x component is removed.
+
+    >>> P_f, P_v = constraint_projections(np.eye(2), [[1.0, 0.0]])
+    >>> P_v @ [3.0, 4.0]
+    array([0., 4.])
+
+    Taught in book/appendix/engineer_kkt.
+    """
+    M = as_real(M, None, "M")
+    m = len(M) if M.ndim == 2 else -1
+    if M.shape != (m, m):
+        raise ValueError(f"argument 'M' must be a square matrix, got shape {M.shape}")
+    G = as_real(G, None, "G")
+    if G.ndim != 2 or G.shape[1] != m:
+        raise ValueError(f"argument 'G' must have shape (k, {m}), got {G.shape}")
+    try:
+        factor = scipy.linalg.cho_factor(_sym(M))
+    except np.linalg.LinAlgError:
+        raise ValueError("argument 'M' is not positive definite: the projections need M^-1") from None
+    if not len(G):
+        return np.eye(m), np.eye(m)
+    Minv_Gt = scipy.linalg.cho_solve(factor, G.T)
+    lu, ok = _nonsingular_lu(G @ Minv_Gt)
+    if not ok:
+        raise _singular_kkt(G, np.zeros(len(G)), "")
+    P_v = np.eye(m) - Minv_Gt @ scipy.linalg.lu_solve(lu, G)
+    return P_v.T.copy(), P_v
 
 
 def _sym(A):

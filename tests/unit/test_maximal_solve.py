@@ -18,6 +18,7 @@ from redmax_edu.maximal.body import RigidBody
 from redmax_edu.maximal.constraints import GroundContact, Joint
 from redmax_edu.maximal.solve import (
     check_independent_rows,
+    constraint_projections,
     contact_qp,
     kkt_solve,
     pgs_contact,
@@ -297,3 +298,142 @@ def test_pgs_contact_box_friction_stays_within_mu_alpha(rng):
     assert np.all(sol.alpha >= 0)
     assert np.all(np.abs(sol.beta.reshape(3, 2)) <= mu[:, None] * sol.alpha[:, None] + 1e-15)
     np.testing.assert_allclose(A @ sol.phi, b + N.T @ sol.alpha + T2.T @ sol.beta, rtol=0, atol=1e-10)
+
+
+# --- The general KKT solve and the constraint projections (ArtiSynth notes §0.5-0.6) ---------------
+
+
+def random_kkt(rng, m=9, k=4, semidefinite=False):
+    """A mass matrix (singular on 2 coordinates if asked, but positive definite on G's null space),
+    constraint rows, and right-hand sides."""
+    B = rng.standard_normal((m, m))
+    M = B @ B.T + np.eye(m)
+    G = rng.standard_normal((k, m))
+    if semidefinite:  # no mass along two directions of G's row space: the constraints hold them
+        U = null_space(np.linalg.svd(G)[2][:2])
+        M = U @ (U.T @ M @ U) @ U.T
+    return M, rng.standard_normal(m), G, rng.standard_normal(k)
+
+
+def dense_kkt(M, b, G, r, C=None):
+    k = len(G)
+    K = np.block([[M, -G.T], [G, np.diag(np.zeros(k) if C is None else C)]])
+    return np.linalg.solve(K, np.concatenate([b, r]))
+
+
+def kkt_gap(sol, M, b, G, r, C=None):
+    """How far a ConstraintSolution is from the dense solve of the same KKT system (relative)."""
+    ref = dense_kkt(M, b, G, r, C)
+    return np.abs(np.concatenate([sol.phi, sol.lam_G]) - ref).max() / max(1.0, np.abs(ref).max())
+
+
+@pytest.mark.parametrize("method", ["full", "schur"])
+def test_kkt_routes_agree_with_the_dense_solve_and_the_qp(rng, method):
+    for _ in range(20):
+        M, b, G, r = random_kkt(rng)
+        C = rng.uniform(0.0, 0.1, len(G))
+        assert kkt_gap(kkt_solve(M, b, G, r, method=method), M, b, G, r) < 1e-12
+        assert kkt_gap(kkt_solve(M, b, G, r, C, method=method), M, b, G, r, C) < 1e-12
+        qp = contact_qp(M, b, G, r)  # minimise phi^T M phi / 2 - b^T phi subject to G phi = r
+        np.testing.assert_allclose(kkt_solve(M, b, G, r, method=method).phi, qp.phi, atol=1e-6)
+
+
+def test_the_kkt_check_catches_a_wrong_schur_complement(rng):
+    """Mutant: the Schur route with lam = S^-1 (r + G M^-1 b) (a sign slip) fails the dense check."""
+    M, b, G, r = random_kkt(rng)
+    Minv = np.linalg.inv(M)
+    lam = np.linalg.solve(G @ Minv @ G.T, r + G @ Minv @ b)
+    wrong = kkt_solve(M, b, G, r)
+    wrong.phi, wrong.lam_G = Minv @ (b + G.T @ lam), lam
+    assert kkt_gap(wrong, M, b, G, r) > 1e-3
+
+
+def test_semidefinite_mass_needs_the_full_factorisation(rng):
+    """A singular M that the constraints make definite: the full solve works, the Schur route says why
+    it cannot."""
+    for _ in range(10):
+        M, b, G, r = random_kkt(rng, semidefinite=True)
+        assert np.linalg.matrix_rank(M) == len(M) - 2
+        assert kkt_gap(kkt_solve(M, b, G, r), M, b, G, r) < 1e-10
+        with pytest.raises(ValueError, match="argument 'A' is singular: the Schur"):
+            kkt_solve(M, b, G, r, method="schur")
+    M, b, G, r = random_kkt(rng, semidefinite=True)
+    with pytest.raises(ValueError, match="argument 'A' is singular on the motions"):
+        kkt_solve(M, b, G[:0], r[:0])  # no constraints to hold the massless directions
+
+
+@pytest.mark.parametrize("method", ["full", "schur"])
+def test_dependent_rows_are_named_consistent_or_not(rng, method):
+    M, b, G, r = random_kkt(rng)
+    G = np.vstack([G, 0.7 * G[0] + 1.3 * G[1]])
+    consistent = np.append(r, 0.7 * r[0] + 1.3 * r[1])
+    with pytest.raises(ValueError, match=r"argument 'G' has dependent rows \(rank 4 of 5\), and 'r' is cons"):
+        kkt_solve(M, b, G, consistent, method=method)
+    with pytest.raises(ValueError, match="'r' is inconsistent with them: no velocity satisfies"):
+        kkt_solve(M, b, G, consistent + np.eye(5)[4], method=method)
+    soft = kkt_solve(M, b, G, consistent, np.full(5, 1e-3), method=method)  # compliance: no longer singular
+    assert kkt_gap(soft, M, b, G, consistent, np.full(5, 1e-3)) < 1e-9
+
+
+@pytest.mark.parametrize(("args", "name"), [
+    ((np.eye(3), np.ones(2), np.ones((1, 2)), np.zeros(1)), "A"),
+    ((np.eye(2), np.ones(2), np.ones((1, 3)), np.zeros(1)), "G"),
+    ((np.eye(2), np.ones(2), np.ones(2), np.zeros(1)), "G"),
+    ((np.eye(2), np.ones(2), np.ones((1, 2)), np.zeros(2)), "r"),
+])
+def test_kkt_shape_mismatch_names_the_argument(args, name):
+    with pytest.raises(ValueError, match=f"argument '{name}' has the wrong shape"):
+        kkt_solve(*args)
+    with pytest.raises(ValueError, match="argument 'method'"):
+        kkt_solve(np.eye(2), np.ones(2), np.ones((1, 2)), np.zeros(1), method="cholesky")
+
+
+def projection_defects(P_f, P_v, M, G, x):
+    """The properties of §0.5 as numbers that vanish for the true projections (relative to their scale)."""
+    nearest = contact_qp(M, M @ x, G, np.zeros(len(G))).phi  # min (y - x)^T M (y - x) / 2 with G y = 0
+    return {
+        "idempotent": np.abs(P_v @ P_v - P_v).max() + np.abs(P_f @ P_f - P_f).max(),
+        "transpose": np.abs(P_v - P_f.T).max(),
+        "constraints hold": np.abs(G @ P_v @ x).max() / np.abs(x).max(),
+        "M-orthogonal": np.abs(M @ P_v - (M @ P_v).T).max() / np.abs(M).max(),
+        "nearest in kinetic energy": np.abs(P_v @ x - nearest).max() / np.abs(x).max(),
+    }
+
+
+def test_projections_have_the_properties_of_section_0_5(rng):
+    for _ in range(10):
+        M, _, G, _ = random_kkt(rng)
+        P_f, P_v = constraint_projections(M, G)
+        defects = projection_defects(P_f, P_v, M, G, rng.standard_normal(len(M)))
+        assert max(v for k, v in defects.items() if k != "nearest in kinetic energy") < 1e-12, defects
+        assert defects["nearest in kinetic energy"] < 1e-6  # the QP solver's tolerance
+        # the KKT inverse in blocks (end of §0.5)
+        Minv = np.linalg.inv(M)
+        Sinv = np.linalg.inv(G @ Minv @ G.T)
+        blocks = np.block([[Minv @ P_f, Minv @ G.T @ Sinv], [-Sinv @ G @ Minv, Sinv]])
+        K = np.block([[M, -G.T], [G, np.zeros((len(G), len(G)))]])
+        assert np.abs(blocks @ K - np.eye(len(K))).max() < 1e-10
+
+
+def test_the_projection_checks_catch_the_euclidean_projection(rng):
+    """Mutant: projecting in the identity metric (P = I - G^+ G) keeps G P x = 0 and idempotence but is not
+    M-orthogonal, not the kinetic-energy nearest velocity and not P_f^T."""
+    M, _, G, _ = random_kkt(rng)
+    P_wrong = np.eye(len(M)) - np.linalg.pinv(G) @ G
+    defects = projection_defects(P_wrong, P_wrong, M, G, rng.standard_normal(len(M)))
+    assert defects["idempotent"] < 1e-12 and defects["constraints hold"] < 1e-12
+    assert defects["M-orthogonal"] > 1e-3 and defects["nearest in kinetic energy"] > 1e-3
+    assert np.abs(P_wrong - constraint_projections(M, G)[1]).max() > 1e-3
+
+
+def test_projections_refuse_bad_input():
+    with pytest.raises(ValueError, match="argument 'M' is not positive definite"):
+        constraint_projections(np.diag([1.0, 0.0]), [[1.0, 0.0]])
+    with pytest.raises(ValueError, match="argument 'G' must have shape"):
+        constraint_projections(np.eye(2), [[1.0, 0.0, 0.0]])
+    with pytest.raises(ValueError, match="argument 'M' must be a square"):
+        constraint_projections(np.ones((2, 3)), [[1.0, 0.0]])
+    with pytest.raises(ValueError, match="argument 'G' has dependent rows"):
+        constraint_projections(np.eye(2), [[1.0, 0.0], [2.0, 0.0]])
+    P_f, P_v = constraint_projections(np.eye(2), np.zeros((0, 2)))
+    assert np.array_equal(P_f, np.eye(2)) and np.array_equal(P_v, np.eye(2))

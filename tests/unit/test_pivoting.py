@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from redmax_edu.maximal.pivoting import mixed_lcp_to_lcp, principal_pivoting, solve_mixed_lcp
+from redmax_edu.maximal.pivoting import lemke, mixed_lcp_to_lcp, principal_pivoting, solve_mixed_lcp
 
 
 def random_problem(rng, m=10, p=3, k=5):
@@ -92,3 +92,73 @@ def test_bad_input_gets_a_value_error_naming_it(call, words):
     with pytest.raises(ValueError) as err:
         call()
     assert words in str(err.value)
+
+
+# --- Lemke's method (for the friction-cone LCP of notes §0.10) -------------------------------------
+
+
+def friction_cone_lcp(rng, contacts, directions, mu=0.5):
+    """The shape of the Anitescu-Stewart LCP: [[N; D] A^-1 [N; D]^T, E; mu, -E^T, 0]."""
+    m = 3 * contacts
+    B = rng.standard_normal((m, m))
+    Ainv = np.linalg.inv(B @ B.T + np.eye(m))
+    normals = rng.standard_normal((contacts, m))
+    angles = 2 * np.pi * np.arange(directions) / directions  # each contact's directions: a polygon in
+    t1, t2 = rng.standard_normal((2, contacts, m))  # a random tangent plane
+    tangents = np.cos(angles)[None, :, None] * t1[:, None] + np.sin(angles)[None, :, None] * t2[:, None]
+    rows = np.vstack([normals, tangents.reshape(-1, m)])
+    n = len(rows)
+    E = np.kron(np.eye(contacts), np.ones((directions, 1)))
+    L = np.zeros((n + contacts, n + contacts))
+    L[:n, :n] = rows @ Ainv @ rows.T
+    L[contacts:n, n:] = E
+    L[n:, :contacts] = mu * np.eye(contacts)
+    L[n:, contacts:n] = -E.T
+    return L, np.concatenate([rng.standard_normal(n), np.zeros(contacts)])
+
+
+def complementarity_defect(L, q, z):
+    w = L @ z + q
+    return max(-z.min(initial=0.0), -w.min(initial=0.0), abs(z @ w))
+
+
+def test_lemke_agrees_with_principal_pivoting_on_positive_definite_lcps(rng):
+    for _ in range(100):
+        k = int(rng.integers(1, 10))
+        B = rng.standard_normal((k, k))
+        L, q = B @ B.T + 0.1 * np.eye(k), rng.standard_normal(k)
+        np.testing.assert_allclose(lemke(L, q).z, principal_pivoting(L, q).z, atol=1e-10)
+
+
+def test_lemke_solves_friction_cone_lcps_that_principal_pivoting_cannot(rng):
+    failures = 0
+    for _ in range(100):
+        L, q = friction_cone_lcp(rng, int(rng.integers(1, 4)), int(rng.integers(3, 9)))
+        sol = lemke(L, q)
+        assert complementarity_defect(L, q, sol.z) < 1e-9
+        assert np.allclose(sol.w, L @ sol.z + q)
+        try:
+            failures += complementarity_defect(L, q, principal_pivoting(L, q, max_pivots=200).z) > 1e-8
+        except (ValueError, np.linalg.LinAlgError):
+            failures += 1
+    assert failures > 50  # zero diagonal blocks: not a P-matrix
+
+
+def test_the_complementarity_check_catches_a_wrong_answer(rng):
+    """Mutant: the active impulses nudged by 1e-3."""
+    L, q = friction_cone_lcp(rng, 2, 4)
+    z = lemke(L, q).z
+    assert complementarity_defect(L, q, z) < 1e-10
+    assert complementarity_defect(L, q, z + 1e-3 * (z > 0)) > 1e-6
+
+
+def test_lemke_reports_a_ray_and_bad_input():
+    with pytest.raises(ValueError, match="ended on a ray"):
+        lemke([[-1.0]], [-1.0])  # w = -z - 1 >= 0 has no solution with z >= 0
+    with pytest.raises(ValueError, match="did not finish in 1 pivots"):
+        lemke([[2.0, 1.0], [1.0, 2.0]], [-1.0, -1.0], max_pivots=1)
+    with pytest.raises(ValueError, match="argument 'L'"):
+        lemke(np.eye(3), np.ones(2))
+    with pytest.raises(ValueError, match="argument 'q'"):
+        lemke(np.eye(2), np.ones((2, 1)))
+    assert lemke(np.eye(2), [1.0, 0.0]).pivots == 0
