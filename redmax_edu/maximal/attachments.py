@@ -350,7 +350,11 @@ def project_one_dimensional(M, G, v0, gamma, components):
             if np.abs(M[np.ix_(bj, bk)]).max(initial=0.0) > 1e-12 * scale:
                 raise ValueError(f"argument 'M' couples components {j} and {k} (something is attached to "
                                  "masters in both): the per-component projection needs a block-diagonal M")
-    pieces = [np.linalg.solve(M[np.ix_(b, b)], G[b]) for b in blocks]  # M_k^-1 g_k^T
+    try:
+        pieces = [np.linalg.solve(M[np.ix_(b, b)], G[b]) for b in blocks]  # M_k^-1 g_k^T
+    except np.linalg.LinAlgError:
+        raise ValueError("argument 'M' has a singular block: every component needs a positive "
+                         "definite mass matrix") from None
     w = np.array([G[b] @ x for b, x in zip(blocks, pieces, strict=True)])
     if not w.sum() > 0:
         raise ValueError("argument 'G' is zero on every component: there is nothing to project")

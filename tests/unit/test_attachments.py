@@ -138,6 +138,24 @@ def test_reduced_blocks_are_the_notes_formulas_with_the_minus_sign_on_g_b(rng):
     np.testing.assert_allclose(red0.reduced.f, f[a] - G_bA.T @ f[b] - M_ar @ v_r, atol=1e-12)
 
 
+def test_recovered_driving_force_is_the_notes_formula_with_a_plus_on_g_b(rng):
+    """The force on the prescribed components, u_r + f_r = M'_ra v_a + M'_rr v_r + G'_sr^T lam
+    + G_br^T f_b + (M_rb - G_br^T M_bb) g_b: the notes print - before the last term (the mutant), which
+    misses the unreduced solve's force whenever g_b != 0."""
+    n = 12
+    M, f, G, g, att, G_ba, pres, v_r, g_b, R = prescribed_problem(rng, n)
+    a, r, b, G_bA, G_bR = _blocks(M, G, G_ba, att, pres, n)
+    B = lambda x, y: M[np.ix_(x, y)]  # noqa: E731
+    M_ra = B(r, a) - B(r, b) @ G_bA - G_bR.T @ B(b, a) + G_bR.T @ B(b, b) @ G_bA
+    M_rr = B(r, r) - B(r, b) @ G_bR - G_bR.T @ B(b, r) + G_bR.T @ B(b, b) @ G_bR
+    G_sr = G[:, r] - G[:, b] @ G_bR
+    v, lam, _, u = prescribed_kkt(M, f, G, g, att, G_ba, pres, v_r, g_b, R)
+    common = M_ra @ v[a] + M_rr @ v_r + G_sr.T @ lam + G_bR.T @ f[b]
+    term = (B(r, b) - G_bR.T @ B(b, b)) @ g_b
+    np.testing.assert_allclose(u + f[r], common + term, atol=1e-10 * np.abs(u).max())
+    assert np.abs(u + f[r] - (common - term)).max() > 1e-3 * np.abs(u).max()
+
+
 @pytest.mark.parametrize(("kwargs", "words"), [
     ({"prescribed": [4]}, "also attached"),
     ({"prescribed": [2, 2]}, "argument 'prescribed'"),
@@ -231,6 +249,7 @@ def test_effective_inverse_inertia_of_a_particle_and_of_a_body_point(rng):
     ("missing", "argument 'components'"),
     ("zero row", "argument 'G' is zero"),
     ("short v0", "argument 'v0'"),
+    ("singular block", "singular block"),
 ])
 def test_one_dimensional_bad_input_names_the_argument(rng, change, words):
     M, blocks = random_components(rng, (3, 3))
@@ -243,6 +262,8 @@ def test_one_dimensional_bad_input_names_the_argument(rng, change, words):
         blocks = [[0, 1, 2]]
     elif change == "zero row":
         G = np.zeros(6)
+    elif change == "singular block":
+        M[:3, :3] = 0.0
     else:
         v0 = v0[:5]
     with pytest.raises(ValueError, match=words):
