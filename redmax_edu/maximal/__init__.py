@@ -10,7 +10,8 @@ quantities are body-major vectors of length ``6 n``.
 * :mod:`.constraints`: joints as adjoint rows, contacts, the friction pyramid,
   Baumgarte stabilisation and soft constraints (§1.10-1.13).
 * :mod:`.solve`: the KKT system, the contact QP and LCP, projected Gauss-Seidel.
-* :mod:`.attachments`: attachments eliminated from the KKT system (ArtiSynth notes §0.17).
+* :mod:`.attachments`: attachments eliminated from the KKT system, one constraint row projected
+  per component, prescribed velocities eliminated (ArtiSynth notes §0.17-0.21).
 * :mod:`.pivoting`: a mixed LCP reduced to an LCP, principal pivoting with columns on demand
   (ArtiSynth notes §0.7-0.8).
 * :mod:`.simulate`: explicit, symplectic and linearly implicit Euler steps (§1.8).

@@ -98,7 +98,7 @@ def _contact_rows(system, E, h, correction):
 
 
 def step(system, E, phi, h, method="symplectic", *, baumgarte=0.0, contact_correction=0.2,
-         contact_solver="qp"):
+         contact_solver="qp", stiffness="full"):
     """Advance the system by one step of size ``h``.
 
     Parameters
@@ -117,6 +117,11 @@ def step(system, E, phi, h, method="symplectic", *, baumgarte=0.0, contact_corre
     contact_solver : {"qp", "pgs"}
         The single friction QP (§1.13) or projected Gauss-Seidel with box friction
         (ArtiSynth notes §0.16; contacts only, no joints).
+    stiffness : {"full", "symmetric"}
+        What the implicit step linearises the forces with: their stiffness ``K`` (exact, not
+        symmetric), or its symmetric part ``(K + K^T) / 2``, as a solver that wants a symmetric
+        matrix would (ArtiSynth notes §0.23; what that costs is measured in
+        book/appendix/engineer_nonsymmetric). Only used by ``method="implicit"``.
 
     Returns
     -------
@@ -130,12 +135,15 @@ def step(system, E, phi, h, method="symplectic", *, baumgarte=0.0, contact_corre
     contact_correction = as_scalar(contact_correction, "contact_correction", minimum=0.0)
     if contact_solver not in ("qp", "pgs"):
         raise ValueError(f"argument 'contact_solver' must be 'qp' or 'pgs', got {contact_solver!r}")
+    if not isinstance(stiffness, str) or stiffness not in ("full", "symmetric"):
+        raise ValueError(f"argument 'stiffness' must be 'full' or 'symmetric', got {stiffness!r}")
     E, phi = system.check_state(E, phi)
     terms = system.evaluate(E, phi)
     M = system.mass_matrix()
     Phi = phi.ravel()
     if method == "implicit":
-        A = M - h * terms.D - h * h * terms.K
+        K = terms.K if stiffness == "full" else 0.5 * (terms.K + terms.K.T)
+        A = M - h * terms.D - h * h * K
         b = M @ Phi + h * (terms.f - terms.D @ Phi)
     else:
         A, b = M, M @ Phi + h * terms.f

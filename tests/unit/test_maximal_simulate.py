@@ -60,9 +60,10 @@ def contact_and_joint_system():
     (lambda: simulate(contact_and_joint_system(), *contact_and_joint_system().rest_state(), 0.01, 1,
                       contact_solver="pgs"), "contact_solver='pgs'"),
     (lambda: simulate_rk45(hinged_system(), *hinged_system().rest_state(), 1.0), "unconstrained"),
+    (lambda: step(ball(), *ball().rest_state(), 0.01, "implicit", stiffness="sym"), "'stiffness'"),
 ], ids=["unknown method", "method in capitals", "h = 0", "h < 0", "h NaN", "explicit with joints",
         "negative steps", "fractional steps", "unknown contact solver", "pgs with joints",
-        "rk45 with joints"])
+        "rk45 with joints", "unknown stiffness"])
 def test_bad_simulation_arguments_raise_value_error_naming_them(call, match):
     with pytest.raises(ValueError, match=match):
         call()
@@ -174,6 +175,27 @@ def test_implicit_euler_loses_energy_and_explicit_euler_gains_it_on_a_hanging_sp
     assert final["explicit"] > 2.0 * E_start
     assert final["implicit"] < 0.8 * E_start
     assert abs(final["symplectic"] - E_start) < 0.05 * E_start  # bounded error, no drift
+
+
+def test_implicit_step_with_the_symmetric_stiffness_solves_with_the_symmetric_part(rng):
+    """stiffness="symmetric" (notes §0.23) replaces K by (K + K^T) / 2 in A = M - h D - h^2 K and nothing
+    else: the new twist matches a solve written out here, and differs from the full-K step (a step that
+    ignored the option, or symmetrised D too, would fail one of the two)."""
+    bodies = [RigidBody("a", 1.0, [0.1, 0.2, 0.25]), RigidBody("b", 2.0, [0.2, 0.3, 0.4])]
+    spring = PointSpring(Attachment(0, [0.1, 0.0, 0.05]), Attachment(1, [0.0, -0.1, 0.0]), 50.0, 0.5)
+    system = System(bodies, forces=[spring])
+    E = np.stack([exp_se3(rng.standard_normal(6)) for _ in range(2)])
+    phi = rng.standard_normal((2, 6))
+    h = 0.05
+    terms, M = system.evaluate(E, phi), system.mass_matrix()
+    A = M - h * terms.D - h * h * 0.5 * (terms.K + terms.K.T)
+    expected = np.linalg.solve(A, M @ phi.ravel() + h * (terms.f - terms.D @ phi.ravel()))
+    _, sym, _ = step(system, E, phi, h, "implicit", stiffness="symmetric")
+    _, full, _ = step(system, E, phi, h, "implicit")
+    np.testing.assert_allclose(sym.ravel(), expected, rtol=1e-12, atol=1e-12)
+    assert np.abs(full - sym).max() > 1e-4  # K is far from symmetric here: the option matters
+    # the explicit methods do not use K: the option changes nothing
+    assert np.array_equal(step(system, E, phi, h, stiffness="symmetric")[1], step(system, E, phi, h)[1])
 
 
 # --- joints: drift and Baumgarte stabilisation -------------------------------------------------------
