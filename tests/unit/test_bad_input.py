@@ -525,9 +525,11 @@ def test_singular_kkt_system_is_explained():
     from redmax_edu.maximal.solve import kkt_solve
 
     G = np.array([[1.0, 0.0], [2.0, 0.0]])  # the same constraint twice
-    with pytest.raises(ValueError, match="KKT matrix .* singular"):
+    with pytest.raises(ValueError, match="'G' has dependent rows .* 'r' is consistent"):
         kkt_solve(np.eye(2), np.ones(2), G, np.zeros(2))
-    OUTCOMES["maximal"]["refused"] += 1
+    with pytest.raises(ValueError, match="'G' has dependent rows .* 'r' is inconsistent"):
+        kkt_solve(np.eye(2), np.ones(2), G, np.array([0.0, 1.0]))
+    OUTCOMES["maximal"]["refused"] += 2
 
 
 # --- the classes, by hand: each case ends in a ValueError/TypeError naming its cause --
