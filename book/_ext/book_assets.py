@@ -19,6 +19,9 @@
   the book is in English, and its speech and Nemeth braille stay.
 * The themes' source maps (``*.map``, 3.4 MB) are for debugging the themes' own scripts and
   styles; browsers fetch them only with the developer tools open. They are removed too.
+* The icon fonts come in two formats, WOFF2 first and TrueType as the fallback of browsers
+  without WOFF2 (none since 2018); the stylesheet lists both, so a browser takes the first it
+  can read. The TrueType copies (0.7 MB) of fonts that have a WOFF2 twin are removed.
 * The site carries no copies of its sources (``html_copy_source: false``), so the theme's
   "download source" and "download notebook" buttons, which link into ``_sources/``, are
   dropped; the "print to PDF" button stays.
@@ -107,6 +110,13 @@ def drop_source_maps(app, exc):
             path.unlink()
 
 
+def drop_font_fallbacks(app, exc):
+    if exc is None:
+        for path in (Path(app.outdir) / "_static").rglob("*.ttf"):
+            if path.with_suffix(".woff2").exists():
+                path.unlink()
+
+
 def setup(app):
     if "sphinx.ext.autodoc" in app.extensions:
         # around napoleon's own docstring processing (priority 500)
@@ -116,6 +126,7 @@ def setup(app):
     # after sphinx-mathjax-offline's copy, which runs at the default priority 500
     app.connect("build-finished", drop_unused_mathjax_bundles, priority=900)
     app.connect("build-finished", drop_source_maps, priority=900)
+    app.connect("build-finished", drop_font_fallbacks, priority=900)
     app.connect("html-page-context", drop_repeated_inline_scripts, priority=900)
     # after sphinx-book-theme's add_header_buttons (priority 501)
     app.connect("html-page-context", drop_source_download_buttons, priority=900)

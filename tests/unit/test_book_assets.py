@@ -45,3 +45,15 @@ def test_a_failed_build_or_another_bundle_keeps_the_parts(tmp_path):
     app.config.mathjax_path = "mathjax/tex-svg.js"
     book_assets.drop_unused_mathjax_bundles(app, None)
     assert left(folder) == sorted(set(FILES) - {"tex-chtml.js"})
+
+
+def test_truetype_fonts_go_only_where_a_woff2_twin_stays(tmp_path):
+    fonts = tmp_path / "_static" / "vendor" / "webfonts"
+    fonts.mkdir(parents=True)
+    for name in ["solid.ttf", "solid.woff2", "brands.ttf", "only.ttf"]:
+        (fonts / name).write_bytes(b"\0")
+    app = SimpleNamespace(outdir=str(tmp_path))
+    book_assets.drop_font_fallbacks(app, RuntimeError("build failed"))
+    assert len(list(fonts.iterdir())) == 4
+    book_assets.drop_font_fallbacks(app, None)
+    assert sorted(p.name for p in fonts.iterdir()) == ["brands.ttf", "only.ttf", "solid.woff2"]
