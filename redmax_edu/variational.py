@@ -26,7 +26,7 @@ A run therefore starts from ``(q0, qdot0)`` with ``p0 = M(q0) qdot0`` and carrie
 ``(q_k, p_k)``; the velocity reported at a step boundary is the Legendre transform
 ``qdot_k = M(q_k)^-1 p_k`` (Seed 003, Eq. (D.3), reconstructed: see "Reconstruction").
 
-**Public API** (stable from the first commit; the book's chapter book/04_variational builds on it)
+**Public API** (stable from the first commit; the book's chapter book/05_variational builds on it)
 
 :func:`lobatto` ``(s)`` -> :class:`Quadrature`
     nodes ``c`` (s+1,), weights ``w`` (s+1,), the differentiation matrix ``B`` and ``A = w B``.
@@ -102,7 +102,7 @@ differences in tests/unit/test_variational.py.
   here ``mu_b . ad(u_d) Sbar_d``, the same number (``ad(Sbar_d) Sbar_d = 0``) written with the
   velocity before the coordinate so that it holds inside multi-coordinate joints too.
 
-Taught in book/04_variational/.
+Taught in book/05_variational/.
 """
 
 from dataclasses import dataclass
@@ -182,7 +182,7 @@ def lobatto(s):
     >>> np.round(lobatto(2).w * 6, 12)
     array([1., 4., 1.])
 
-    Taught in book/04_variational/.
+    Taught in book/05_variational/.
     """
     if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 1 <= s <= MAX_S:
         raise ValueError(f"argument 's' must be an integer from 1 to {MAX_S}, got {s!r}")
@@ -242,7 +242,7 @@ def check_variational_model(model):
     ...
     ValueError: body 'ball': the spherical_exp joint is not a product of exponentials ...
 
-    Taught in book/04_variational/.
+    Taught in book/05_variational/.
     """
     check_model(model)
     what = "the variational integrators (redmax_edu.variational)"
@@ -504,7 +504,7 @@ def del_residual(model, q0, p0, control, h, s=1, tau=None, t=0.0):
     >>> np.round(res.r, 12) + 0.0, res.p_next
     (array([[0.]]), array([2.]))
 
-    Taught in book/04_variational/.
+    Taught in book/05_variational/.
     """
     quad = lobatto(s)
     check_variational_model(model)
@@ -528,7 +528,7 @@ def newton_direction(residual):
     ValueError
         If the Jacobian is singular.
 
-    Taught in book/04_variational/.
+    Taught in book/05_variational/.
     """
     if not isinstance(residual, DELResidual):
         raise ValueError(f"argument 'residual' must be a DELResidual, got {type(residual).__name__}")
@@ -561,7 +561,7 @@ def discrete_momentum(model, q, qdot):
     >>> discrete_momentum(bob, [0.3], [1.0])  # (I + m L^2) qdot
     array([2.01])
 
-    Taught in book/04_variational/.
+    Taught in book/05_variational/.
     """
     check_model(model)
     q, qdot = model.check_state(q, qdot)
@@ -571,7 +571,7 @@ def discrete_momentum(model, q, qdot):
 def velocity(model, q, p):
     """The velocity ``M(q)^-1 p`` (nq,) at a step boundary.
 
-    Taught in book/04_variational/.
+    Taught in book/05_variational/.
     """
     check_model(model)
     q = model.check_state(q)
@@ -593,7 +593,7 @@ def energy(model, q, p):
     >>> round(energy(bob, [0.0], [2.01]), 12)  # p^2 / (2 (I + m L^2)) - m g L
     -18.615
 
-    Taught in book/04_variational/.
+    Taught in book/05_variational/.
     """
     v = velocity(model, q, p)
     q = model.check_state(q)
@@ -619,7 +619,7 @@ def momentum_map(model, q, p):
     >>> np.round(momentum_map(free, q, discrete_momentum(free, q, qdot)), 12) + 0.0
     array([0., 0., 0., 2., 0., 0.])
 
-    Taught in book/04_variational/.
+    Taught in book/05_variational/.
     """
     check_model(model)
     q = model.check_state(q)
