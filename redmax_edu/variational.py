@@ -315,6 +315,8 @@ class _Spatial:
     S: np.ndarray         # (nq, 6) world twist Sbar_d of each coordinate
     u: np.ndarray         # (nq, 6) spatial velocity before coordinate d
     w: np.ndarray         # (nq, 6) spatial velocity after coordinate d
+    c: np.ndarray         # (nq, 6) c_d = ad(u_d) Sbar_d
+    Sc: np.ndarray        # (nq, 6) ad(Sbar_d) c_d
     mu: np.ndarray        # (n, 6) momentum of each subtree
     MA: np.ndarray        # (n, 6, 6) spatial inertia of each subtree
     Mb: np.ndarray        # (n, 6, 6) spatial inertia of each body alone
@@ -375,7 +377,8 @@ def _spatial(model, q, v):
             mass[p] += mass[i]
             P[p] += P[i]
     G = np.concatenate([_cross(P, g), mass[:, None] * g[None, :]], axis=1)
-    return _Spatial(body, S, u, w, mu, MA, Mb, G, Kg, mass, P)
+    c = _ad_apply(u, S)
+    return _Spatial(body, S, u, w, c, _ad_apply(S, c), mu, MA, Mb, G, Kg, mass, P)
 
 
 def _cross(a, b):
@@ -399,7 +402,7 @@ def _symmetric(lower, before):
 
 def _kinetic_hessian(sp, before):
     """``d^2T/dq^2`` (nq, nq) (module docstring; Seed 003 Prop. 3, reconstructed); ``before`` of _order."""
-    c = _ad_apply(sp.u, sp.S)                                             # c_l = ad(u_l) Sbar_l
+    c = sp.c                                                              # c_l = ad(u_l) Sbar_l
     mu = sp.mu[sp.body]
     z = (sp.MA[sp.body] @ _ad_apply(sp.w, sp.S)[:, :, None])[:, :, 0] \
         - (np.swapaxes(ad_unchecked(sp.S), 1, 2) @ mu[:, :, None])[:, :, 0]
@@ -527,7 +530,7 @@ def _recursive_residual(model, quad, q0, p0, X, h, taus):
     p = np.array([np.einsum("di,di->d", sp.S, sp.mu[sp.body]) for sp in sweeps])      # Sbar_d . mu_b
     r = quad.A.T @ p
     for a, sp in enumerate(sweeps):
-        f = np.einsum("di,di->d", sp.mu[sp.body], _ad_apply(sp.u, sp.S))             # dT/dq
+        f = np.einsum("di,di->d", sp.mu[sp.body], sp.c)                              # dT/dq
         f += np.einsum("di,di->d", sp.S, sp.G[sp.body])                               # -dV/dq
         f -= model.stiffness * (Q[a] - model.q_rest) + model.damping * V[a]
         if taus[a] is not None:
@@ -698,7 +701,7 @@ def _recursive_direction(res):
             # z_i = z_p + Tx dq
             Tx = np.zeros((Z, ks))
             for a in range(npt):
-                Sa, ca = sw[a].S[dofs], _ad_apply(sw[a].u[dofs], sw[a].S[dofs])
+                Sa, ca = sw[a].S[dofs], sw[a].c[dofs]
                 for e in range(k):
                     if a >= 1:
                         Tx[eta(a), col(a, e)] += Sa[e]
@@ -712,8 +715,7 @@ def _recursive_direction(res):
                 spa = sw[a]
                 mu_a, G_a = spa.mu[i], spa.G[i]
                 Sa = spa.S[dofs]
-                ua = spa.u[dofs]
-                ca = _ad_apply(ua, Sa)
+                ca = spa.c[dofs]
                 hw = h * w[a]
                 for d in range(k):
                     row = a * k + d
@@ -745,7 +747,8 @@ def _recursive_direction(res):
                     if a >= 1:
                         for e in range(d, k):
                             # (d) -h w mu . ad(Sbar_e) c_d for e >= d
-                            Rx[row, col(a, e)] -= hw * mu_a @ _ad_apply(Sa[e], ca[d])
+                            turn = spa.Sc[dofs.start + d] if e == d else _ad_apply(Sa[e], ca[d])
+                            Rx[row, col(a, e)] -= hw * mu_a @ turn
                         for e in range(d + 1, k):
                             # (f) h w G . ad(Sbar_d) Sbar_e for e > d
                             Rx[row, col(a, e)] += hw * G_a @ _ad_apply(Sa[d], Sa[e])
