@@ -436,7 +436,8 @@ def _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, progress, r
 
 def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-4, atol=1e-6,
              sample_dt=None, progress=False, *, reparameterize=True, max_step=None, max_steps=20_000,
-             baumgarte=DEFAULT_BAUMGARTE, newton_tol=DEFAULT_NEWTON_TOL, max_newton=DEFAULT_MAX_NEWTON):
+             baumgarte=DEFAULT_BAUMGARTE, newton_tol=DEFAULT_NEWTON_TOL, max_newton=DEFAULT_MAX_NEWTON,
+             del_method="recursive"):
     """Integrate the RedMax equations of motion from ``(q0, qdot0)`` over ``t_span``.
 
     Parameters
@@ -496,6 +497,9 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
         Implicit schemes: Newton stops when ``|g|_inf / (h max M_ii)`` is at most this (rad/s or m/s).
     max_newton : int
         Implicit schemes: Newton iterations allowed per solve.
+    del_method : {"recursive", "dense"}
+        Variational schemes: the DEL residual and Newton direction by the O(n) recursions
+        (default) or from the assembled dense Jacobian (the same iterates to round-off).
 
     Returns
     -------
@@ -586,7 +590,7 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
             controls = as_real(tau, (n_steps, nq), "tau") if per_step else None
             newton = (_positive(newton_tol, "newton_tol"), _count(max_newton, "max_newton", 1000))
             return _integrate_variational(model, q, qdot, t0, n_steps, h, stride, tau_fn, controls, method,
-                                          bool(progress), *newton)
+                                          bool(progress), *newton, del_method)
         if method in SCHEMES:
             controls = as_real(tau, (n_steps, nq), "tau") if per_step else None
             newton = (_positive(newton_tol, "newton_tol"), _count(max_newton, "max_newton", 1000))

@@ -30,13 +30,17 @@ A run therefore starts from ``(q0, qdot0)`` with ``p0 = M(q0) qdot0`` and carrie
 
 :func:`lobatto` ``(s)`` -> :class:`Quadrature`
     nodes ``c`` (s+1,), weights ``w`` (s+1,), the differentiation matrix ``B`` and ``A = w B``.
-:func:`del_residual` ``(model, q0, p0, control, h, s=1, tau=None, t=0.0)`` -> :class:`DELResidual`
+:func:`del_residual` ``(model, q0, p0, control, h, s=1, tau=None, t=0.0, method="dense")``
+    -> :class:`DELResidual`:
     the residual ``r`` (s, nq) of one step at the control points ``control`` (s, nq) =
-    ``q^(k,1..s)``, the next momentum ``p_next`` (nq,), and the dense Jacobian
-    ``jacobian = dr/d(control)`` (s nq, s nq).
-:func:`newton_direction` ``(residual)`` -> ``-J^-1 r`` (s, nq) by a dense LU solve.
+    ``q^(k,1..s)``, the next momentum ``p_next`` (nq,), and with ``method="dense"`` the
+    Jacobian ``jacobian = dr/d(control)`` (s nq, s nq); with ``method="recursive"`` the
+    residual comes from O(n) world-frame sweeps and no matrix is formed.
+:func:`newton_direction` ``(residual)`` -> ``-J^-1 r`` (s, nq): a dense LU solve, or for a
+    recursive residual the O(n) elimination over the tree (below), equal to round-off.
 :func:`redmax_edu.integrators.simulate` with ``method="vi2" | "vi4" | "vi6"`` (s = 1, 2, 3;
-    order 2 s) and a fixed step ``h`` returns a Trajectory whose ``variational`` attribute is a
+    order 2 s), a fixed step ``h`` and ``del_method="recursive"`` (default) or ``"dense"``
+    returns a Trajectory whose ``variational`` attribute is a
     :class:`VariationalRun`: the step-boundary positions ``q`` and momenta ``p``, the control
     points of every step, and one :class:`VariationalSolve` per step with its Newton history
     (scaled residual per iteration, ``iterations``). ``Trajectory.qdot`` is ``M^-1 p``.
@@ -88,7 +92,35 @@ of body b, ``u_d`` the spatial velocity just before coordinate d and ``w_d`` jus
 with neither coordinate before the other are zero. Every term is checked against central
 differences in tests/unit/test_variational.py.
 
+**The O(n) residual and Newton direction** (Seed 003, Algorithms B.1-B.2 and 1, as reconstructed)
+
+The residual needs, per control point, only ``p_d = Sbar_d . mu_b``, ``dT/dq_d = mu_b . c_d`` and
+``dV/dq_d = -Sbar_d . G_b``: one forward sweep (poses, world twists, velocities) and one backward
+sweep (subtree momenta ``mu_b``, inertias, gravity wrenches) per point, O(s n) in all. For the
+Newton direction the linearised DEL are written with *spatial variations* (C.15-C.16): per
+body i and point a, the variation of its pose ``eta_i`` and velocity ``nu_i`` (world frame),
+which obey ``eta_i = eta_p + sum_e Sbar_e dq_e`` and ``nu_i = nu_p + sum_e (c_e dq_e + Sbar_e
+dqdot_e)`` (C.19), and of its subtree's momentum ``Y_i`` and gravity wrench ``Z_i`` (C.22-C.23).
+Because the spatial variation of ``Sbar_d`` is zero (C.18), body i's rows of the linearised DEL
+involve only ``Y_i``, ``Z_i``, ``nu_p`` and its own ``dq_i``. The backward pass keeps ``Y_i``,
+``Z_i`` as affine maps of ``(eta_i, nu_i)`` at all points (the seed's ``D, G, l`` and ``Pi, W,
+zeta``), solves body i's ``k s`` rows for ``dq_i = X_i (eta_p, nu_p) + x_i`` (the seed's ``X, Y,
+y``, with an O(s^3 k^3) solve) and folds body i into its parent's maps; the forward pass recovers
+``dq``, ``eta``, ``nu`` from the root out. Cost O(s^3 n). Within a multi-coordinate joint the
+later coordinates turn the earlier axes, which adds terms local to the joint.
+
 **Reconstruction** (where the OCR of seed 003 is unreadable or reads differently)
+
+* Algorithms B.1 and B.2 themselves are missing from the transcription (only their captions and
+  a few garbled lines of the forward pass survive); the elimination above is re-derived from
+  Proposition D.1 (D.12a-d) and the proof of Proposition 2 (D.14-D.32), whose structure it
+  follows, and checked against the dense direction to 1e-10 on every covered joint.
+* (C.19), (C.22), (D.12b) and (D.17) are partly unreadable; the forms used here are derived:
+  ``nu_i = nu_p + ad(u) Sbar dq + Sbar dqdot`` (with ``u`` the velocity *before* the coordinate),
+  ``Y_i = Mbar_i nu_i + sum_c (Y_c - ad(Sbar_c dq_c)^T mu_c)``.
+* The seed writes the gravity part of the discrete impulse as a generic ``F(g, v, u)`` with
+  derivatives ``D_1 F``; here it is gravity only, whose spatial variation is
+  ``Z = Ad^-T (0; m (R^T g) x omega_body)`` per body.
 
 * The bodies of Algorithms B.1 and B.2 are missing from the transcription; Algorithms 1-3 are
   in the paper, not in the appendix. The DEL (D.3) are re-derived here from the discrete
@@ -114,12 +146,12 @@ from ._validate import as_real
 from .derivatives import _terms
 from .dynamics import SingularMassMatrixError, _energies, _explain_singular, singular_joints
 from .kinematics import _forward_kinematics
-from .lie import ad_unchecked, adjoint_unchecked, inv_se3_unchecked
+from .lie import ad_unchecked, adjoint_unchecked, hat_unchecked, inv_se3_unchecked
 from .model import check_model
 
-__all__ = ["SCHEMES", "Quadrature", "lobatto", "DELResidual", "del_residual", "newton_direction",
-           "VariationalSolve", "VariationalRun", "discrete_momentum", "velocity", "energy",
-           "momentum_map", "check_variational_model"]
+__all__ = ["SCHEMES", "DEL_METHODS", "Quadrature", "lobatto", "DELResidual", "del_residual",
+           "newton_direction", "VariationalSolve", "VariationalRun", "discrete_momentum", "velocity",
+           "energy", "momentum_map", "check_variational_model"]
 
 #: The variational schemes :func:`redmax_edu.integrators.simulate` accepts, with their number
 #: of interior-plus-end control points s (order 2 s).
@@ -277,18 +309,21 @@ def check_variational_model(model):
 
 @dataclass(frozen=True, eq=False)
 class _Spatial:
-    """World-frame kinematics of one state (Seed 003, C.1): per coordinate and per subtree."""
+    """World-frame kinematics of one state (Seed 003, C.1): per coordinate and per subtree, O(n)."""
 
     body: np.ndarray      # (nq,) the body of each coordinate
     S: np.ndarray         # (nq, 6) world twist Sbar_d of each coordinate
     u: np.ndarray         # (nq, 6) spatial velocity before coordinate d
     w: np.ndarray         # (nq, 6) spatial velocity after coordinate d
+    c: np.ndarray         # (nq, 6) c_d = ad(u_d) Sbar_d
+    Sc: np.ndarray        # (nq, 6) ad(Sbar_d) c_d
     mu: np.ndarray        # (n, 6) momentum of each subtree
     MA: np.ndarray        # (n, 6, 6) spatial inertia of each subtree
+    Mb: np.ndarray        # (n, 6, 6) spatial inertia of each body alone
     G: np.ndarray         # (n, 6) gravity wrench of each subtree (P x g; m g)
+    Kg: np.ndarray        # (n, 6, 6) spatial variation of each body's own gravity wrench per eta
     mass: np.ndarray      # (n,) subtree mass
     P: np.ndarray         # (n, 3) subtree first moment sum m_i p_i
-    before: np.ndarray    # (nq, nq) bool: [j, l] coordinate l before or equal to coordinate j
 
 
 def _order(model):
@@ -299,20 +334,21 @@ def _order(model):
     anc = model.ancestors[body]                           # (nq, nq)
     same = body[:, None] == body[None, :]
     idx = np.arange(model.nq)
-    return body, anc & (~same | (idx[None, :] <= idx[:, None]))
+    return anc & (~same | (idx[None, :] <= idx[:, None]))
 
 
 def _spatial(model, q, v):
-    """The world-frame sweep of a checked state: a :class:`_Spatial`."""
+    """The world-frame sweep of a checked state: a :class:`_Spatial` (O(n))."""
     kin = _forward_kinematics(model, q, v)
     n, nq = model.n, model.nq
-    body, before = _order(model)
+    body = np.empty(nq, dtype=int)
     Ad_wj = adjoint_unchecked(kin.E_wj)
     Ad_wi = adjoint_unchecked(kin.E_wi)
     Ad_iw = adjoint_unchecked(inv_se3_unchecked(kin.E_wi))
     vbar = (Ad_wi @ kin.phi[:, :, None])[:, :, 0]
     S, u, w = np.zeros((nq, 6)), np.zeros((nq, 6)), np.zeros((nq, 6))
     for i, (p, s) in enumerate(zip(model.parents, model.dofs, strict=True)):
+        body[s] = i
         cols = Ad_wj[i] @ kin.S[i]
         acc = vbar[p] if p >= 0 else np.zeros(6)
         for d in range(s.stop - s.start):
@@ -320,9 +356,18 @@ def _spatial(model, q, v):
             u[s.start + d] = acc
             acc = acc + cols[:, d] * v[s.start + d]
             w[s.start + d] = acc
-    MA = np.swapaxes(Ad_iw, 1, 2) @ model.spatial_inertias @ Ad_iw       # Ad^-T M Ad^-1
-    mu = (MA @ vbar[:, :, None])[:, :, 0]
+    Ad_iwT = np.swapaxes(Ad_iw, 1, 2)
+    Mb = Ad_iwT @ model.spatial_inertias @ Ad_iw                          # Ad^-T M Ad^-1
+    MA = Mb.copy()
+    mu = (Mb @ vbar[:, :, None])[:, :, 0]
     mass = model.spatial_inertias[:, 3, 3].copy()
+    g = model.gravity
+    # a body's own gravity wrench is Ad^-T (0; m R^T g): its spatial variation along eta (world) is
+    # Ad^-T (0; m (R^T g) x omega_body) with omega_body the rotation part of Ad^-1 eta
+    local = np.zeros((n, 6, 6))
+    Rtg = np.swapaxes(kin.E_wi[:, :3, :3], 1, 2) @ g
+    local[:, 3:, :3] = mass[:, None, None] * hat_unchecked(Rtg)
+    Kg = Ad_iwT @ local @ Ad_iw
     P = mass[:, None] * kin.E_wi[:, :3, 3]
     for i in range(n - 1, -1, -1):
         p = model.parents[i]
@@ -331,15 +376,22 @@ def _spatial(model, q, v):
             mu[p] += mu[i]
             mass[p] += mass[i]
             P[p] += P[i]
-    g = model.gravity
-    G = np.concatenate([np.cross(P, g), mass[:, None] * g[None, :]], axis=1)
-    return _Spatial(body, S, u, w, mu, MA, G, mass, P, before)
+    G = np.concatenate([_cross(P, g), mass[:, None] * g[None, :]], axis=1)
+    c = _ad_apply(u, S)
+    return _Spatial(body, S, u, w, c, _ad_apply(S, c), mu, MA, Mb, G, Kg, mass, P)
+
+
+def _cross(a, b):
+    """``a x b`` for broadcast stacks of 3-vectors (numpy's cross costs more in its axis handling)."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
 def _ad_apply(xi, eta):
     """``ad(xi) eta`` for stacks of twists (..., 6)."""
     a, b, c, d = xi[..., :3], xi[..., 3:], eta[..., :3], eta[..., 3:]
-    return np.concatenate([np.cross(a, c), np.cross(a, d) + np.cross(b, c)], axis=-1)
+    return np.concatenate([_cross(a, c), _cross(a, d) + _cross(b, c)], axis=-1)
 
 
 def _symmetric(lower, before):
@@ -348,13 +400,13 @@ def _symmetric(lower, before):
     return H + H.T - np.diag(np.diag(H))
 
 
-def _kinetic_hessian(sp):
-    """``d^2T/dq^2`` (nq, nq) (module docstring; Seed 003 Prop. 3, reconstructed)."""
-    c = _ad_apply(sp.u, sp.S)                                             # c_l = ad(u_l) Sbar_l
+def _kinetic_hessian(sp, before):
+    """``d^2T/dq^2`` (nq, nq) (module docstring; Seed 003 Prop. 3, reconstructed); ``before`` of _order."""
+    c = sp.c                                                              # c_l = ad(u_l) Sbar_l
     mu = sp.mu[sp.body]
     z = (sp.MA[sp.body] @ _ad_apply(sp.w, sp.S)[:, :, None])[:, :, 0] \
         - (np.swapaxes(ad_unchecked(sp.S), 1, 2) @ mu[:, :, None])[:, :, 0]
-    return _symmetric(z @ c.T, sp.before)                                 # [j, l] = z_j . c_l
+    return _symmetric(z @ c.T, before)                                    # [j, l] = z_j . c_l
 
 
 def _potential_gradient(sp):
@@ -362,15 +414,15 @@ def _potential_gradient(sp):
     return -np.einsum("di,di->d", sp.S, sp.G[sp.body])
 
 
-def _potential_hessian(sp, g):
-    """``d^2V_gravity/dq^2`` (nq, nq) (Seed 003 Prop. 4, reconstructed)."""
+def _potential_hessian(sp, g, before):
+    """``d^2V_gravity/dq^2`` (nq, nq) (Seed 003 Prop. 4, reconstructed); ``before`` of :func:`_order`."""
     Sj, Sl = sp.S[:, None, :], sp.S[None, :, :]
     first = np.einsum("jli,ji->jl", _ad_apply(Sl, Sj), sp.G[sp.body])    # (ad(Sbar_l) Sbar_j) . G_b
     P = sp.P[sp.body][:, None, :]                                        # subtree of j's body
     m = sp.mass[sp.body][:, None, None]
-    dP = np.cross(Sl[..., :3], P) + m * Sl[..., 3:]                       # (j, l, 3)
-    second = np.einsum("ji,jli->jl", sp.S[:, :3], np.cross(dP, g))
-    return _symmetric(-(first + second), sp.before)
+    dP = _cross(Sl[..., :3], P) + m * Sl[..., 3:]                       # (j, l, 3)
+    second = np.einsum("ji,jli->jl", sp.S[:, :3], _cross(dP, g))
+    return _symmetric(-(first + second), before)
 
 
 # --- one control point ---------------------------------------------------------------------------
@@ -396,7 +448,9 @@ def _point(model, q, v, tau):
     Lq = Tq - _potential_gradient(sp) - model.stiffness * (q - model.q_rest) - model.damping * v
     if tau is not None:
         Lq = Lq + tau
-    Lqq = _kinetic_hessian(sp) - _potential_hessian(sp, model.gravity) - np.diag(model.stiffness)
+    before = _order(model)
+    Lqq = _kinetic_hessian(sp, before) - _potential_hessian(sp, model.gravity, before)
+    Lqq -= np.diag(model.stiffness)
     return _Point(d.M, d.M @ v, Pq, Lq, Lqq, Pq.T - np.diag(model.damping))
 
 
@@ -408,6 +462,7 @@ class DELResidual:
 
     Attributes
     ----------
+    model : Model
     quadrature : Quadrature
     h : float
         Step (s).
@@ -417,29 +472,35 @@ class DELResidual:
         ``r^(k,a)``, a = 0 .. s-1 (momentum units, N m s or N s).
     p_next : ndarray, shape (nq,)
         ``p_(k+1) = D_s L_d + Q^(k,s)``.
-    jacobian : ndarray, shape (s nq, s nq)
-        ``d r / d q^(k,1..s)``, row block a, column block g - 1 (dense).
-    M0 : ndarray, shape (nq, nq)
-        The mass matrix at ``q_k`` (for the residual's velocity scale).
+    jacobian : ndarray, shape (s nq, s nq), or None
+        ``d r / d q^(k,1..s)``, row block a, column block g - 1 (``method="dense"`` only).
+    scale : float
+        ``max_i M_ii(q_k)``: ``|r|_inf / scale`` is the residual as a velocity error.
+    method : str
+        ``"dense"`` (assembled from ``M``, ``dM/dq`` and the Hessians) or ``"recursive"`` (the
+        O(n) sweeps; :func:`newton_direction` then runs the O(n) elimination).
     """
 
+    model: object
     quadrature: Quadrature
     h: float
     q: np.ndarray
     qdot: np.ndarray
     r: np.ndarray
     p_next: np.ndarray
-    jacobian: np.ndarray
-    M0: np.ndarray
+    jacobian: np.ndarray | None
+    scale: float
+    method: str
+    sweeps: tuple = ()
 
     @property
     def scaled(self):
         """``|r|_inf / max_i M_ii(q_k)``: the residual as a velocity error (rad/s or m/s)."""
-        return float(np.abs(self.r).max(initial=0.0) / np.max(np.abs(np.diag(self.M0))))
+        return float(np.abs(self.r).max(initial=0.0) / self.scale)
 
 
 def _residual(model, quad, q0, p0, X, h, taus):
-    """:func:`del_residual` of checked arguments; ``taus`` a list of s+1 (nq,) arrays or Nones."""
+    """The dense :func:`del_residual` of checked arguments; ``taus`` a list of s+1 (nq,) arrays or Nones."""
     s, nq = quad.s, model.nq
     Q = np.vstack([q0[None], X])
     V = quad.B @ Q / h
@@ -456,7 +517,29 @@ def _residual(model, quad, q0, p0, X, h, taus):
             if g == a:
                 blk = blk + h * quad.w[a] * pts[a].Lqq
             J[a, :, g - 1, :] = blk
-    return DELResidual(quad, h, Q, V, r[:s], r[s], J.reshape(s * nq, s * nq), pts[0].M)
+    scale = float(np.max(np.abs(np.diag(pts[0].M))))
+    return DELResidual(model, quad, h, Q, V, r[:s], r[s], J.reshape(s * nq, s * nq), scale, "dense")
+
+
+def _recursive_residual(model, quad, q0, p0, X, h, taus):
+    """The O(n) :func:`del_residual` (Seed 003, D.3, reconstructed): sweeps only, no matrix."""
+    s = quad.s
+    Q = np.vstack([q0[None], X])
+    V = quad.B @ Q / h
+    sweeps = tuple(_spatial(model, Q[a], V[a]) for a in range(s + 1))
+    p = np.array([np.einsum("di,di->d", sp.S, sp.mu[sp.body]) for sp in sweeps])      # Sbar_d . mu_b
+    r = quad.A.T @ p
+    for a, sp in enumerate(sweeps):
+        f = np.einsum("di,di->d", sp.mu[sp.body], sp.c)                              # dT/dq
+        f += np.einsum("di,di->d", sp.S, sp.G[sp.body])                               # -dV/dq
+        f -= model.stiffness * (Q[a] - model.q_rest) + model.damping * V[a]
+        if taus[a] is not None:
+            f = f + taus[a]
+        r[a] += h * quad.w[a] * f
+    r[0] += p0
+    sp = sweeps[0]
+    scale = float(np.max(np.einsum("di,dij,dj->d", sp.S, sp.MA[sp.body], sp.S)))   # max_i M_ii
+    return DELResidual(model, quad, h, Q, V, r[:s], r[s], None, scale, "recursive", sweeps)
 
 
 def _taus(tau, quad, t, h, nq):
@@ -468,8 +551,12 @@ def _taus(tau, quad, t, h, nq):
     return [tau] * (quad.s + 1)
 
 
-def del_residual(model, q0, p0, control, h, s=1, tau=None, t=0.0):
-    """The DEL residual of one step, the next momentum and the dense Jacobian (module docstring).
+#: How :func:`del_residual` evaluates the DEL.
+DEL_METHODS = ("dense", "recursive")
+
+
+def del_residual(model, q0, p0, control, h, s=1, tau=None, t=0.0, method="dense"):
+    """The DEL residual of one step and the next momentum, with the dense Jacobian or the O(n) sweeps.
 
     Parameters
     ----------
@@ -487,6 +574,10 @@ def del_residual(model, q0, p0, control, h, s=1, tau=None, t=0.0):
         Applied joint forces, evaluated at the quadrature points ``t + c_a h``.
     t : float
         Time of ``q_k`` (s).
+    method : {"dense", "recursive"}
+        ``"dense"``: the residual from ``M``, ``dM/dq`` and the assembled Jacobian.
+        ``"recursive"``: the residual by O(n) world-frame sweeps (no Jacobian; the Newton
+        direction is then the O(n) elimination of :func:`newton_direction`).
 
     Returns
     -------
@@ -507,6 +598,8 @@ def del_residual(model, q0, p0, control, h, s=1, tau=None, t=0.0):
     Taught in book/05_variational/.
     """
     quad = lobatto(s)
+    if method not in DEL_METHODS:
+        raise ValueError(f"argument 'method' must be one of {DEL_METHODS}, got {method!r}")
     check_variational_model(model)
     nq = model.nq
     q0 = as_real(q0, (nq,), "q0")
@@ -517,28 +610,189 @@ def del_residual(model, q0, p0, control, h, s=1, tau=None, t=0.0):
         raise ValueError(f"argument 'h' must be positive, got {h:g}")
     if tau is not None and not callable(tau):
         tau = as_real(tau, (nq,), "tau")
-    return _residual(model, quad, q0, p0, X, h, _taus(tau, quad, float(t), h, nq))
+    evaluate = _residual if method == "dense" else _recursive_residual
+    return evaluate(model, quad, q0, p0, X, h, _taus(tau, quad, float(t), h, nq))
+
+
+def _dense_direction(res):
+    s, nq = res.r.shape
+    try:
+        dx = -np.linalg.solve(res.jacobian, res.r.ravel())
+    except np.linalg.LinAlgError:
+        raise ValueError("the Jacobian of the DEL is singular at these control points: try a smaller "
+                         "step 'h'") from None
+    return dx.reshape(s, nq)
 
 
 def newton_direction(residual):
-    """The dense Newton direction ``-J^-1 r``, shape (s, nq), of a :class:`DELResidual`.
+    """The Newton direction ``-J^-1 r``, shape (s, nq), of a :class:`DELResidual`.
+
+    Dense LU of the assembled Jacobian for ``residual.method == "dense"``; for ``"recursive"``
+    the O(n) elimination over the tree (a backward pass expressing every subtree's spatial
+    momentum and gravity variations in its joint's parent's, a forward pass recovering the
+    coordinates: Seed 003, Algorithms B.1-B.2 as reconstructed in the module docstring).
 
     Raises
     ------
     ValueError
-        If the Jacobian is singular.
+        If the Jacobian (or a joint's block of it) is singular.
 
     Taught in book/05_variational/.
     """
     if not isinstance(residual, DELResidual):
         raise ValueError(f"argument 'residual' must be a DELResidual, got {type(residual).__name__}")
-    s, nq = residual.r.shape
-    try:
-        dx = -np.linalg.solve(residual.jacobian, residual.r.ravel())
-    except np.linalg.LinAlgError:
-        raise ValueError("the Jacobian of the DEL is singular at these control points: try a smaller "
-                         "step 'h'") from None
-    return dx.reshape(s, nq)
+    if residual.method == "dense":
+        return _dense_direction(residual)
+    return _recursive_direction(residual)
+
+
+def _recursive_direction(res):
+    """The O(n) Newton direction of a recursive :class:`DELResidual` (reconstructed Alg. B.1-B.2).
+
+    Per body i and point a the unknowns of the elimination are the coordinates' variations
+    ``dq^(a)`` (a = 1..s; ``dq^(0) = 0``) and, as intermediates, the spatial variations of the
+    body's pose ``eta_i^(a)`` and velocity ``nu_i^(a)`` (world frame, C.15, C.19),
+
+        eta_i = eta_p + sum_e Sbar_e dq_e,    nu_i = nu_p + sum_e (c_e dq_e + Sbar_e dqdot_e),
+
+    and of its subtree's momentum ``Y_i`` and gravity wrench ``Z_i`` (C.16, C.22-C.23),
+
+        Y_i = Mbar_i nu_i + sum_c (Y_c - ad(eta_c - eta_i)^T mu_c),
+        Z_i = Kg_i eta_i + sum_c (Z_c - ad(eta_c - eta_i)^T G_c).
+
+    Backward pass: Y_i and Z_i are affine in ``z_i = (eta_i, nu_i)`` at all points; body i's
+    rows of the linearised DEL then give ``dq_i = X_i z_p + x_i`` (a k s x k s solve), and
+    substituting makes its contribution to ``Y_p``, ``Z_p`` affine in ``z_p``. Forward pass:
+    ``dq_i``, then ``z_i``, from the root out.
+    """
+    model, quad, h = res.model, res.quadrature, res.h
+    s, nq = quad.s, model.nq
+    sw = res.sweeps
+    npt = s + 1
+    Z = 12 * npt                                   # z = (eta^0..eta^s, nu^0..nu^s)
+    A, B, w = quad.A, quad.B, quad.w
+
+    def eta(a):
+        return slice(6 * a, 6 * a + 6)
+
+    def nu(a):
+        return slice(6 * (npt + a), 6 * (npt + a) + 6)
+
+    Ymap = np.zeros((model.n, npt, 6, Z))
+    Ycon = np.zeros((model.n, npt, 6))
+    Gmap = np.zeros((model.n, npt, 6, Z))
+    Gcon = np.zeros((model.n, npt, 6))
+    for a in range(npt):
+        Ymap[:, a, :, nu(a)] = sw[a].Mb
+        Gmap[:, a, :, eta(a)] = sw[a].Kg
+    X, x, T = [None] * model.n, [None] * model.n, [None] * model.n
+    for i in range(model.n - 1, -1, -1):
+        dofs = model.dofs[i]
+        k = dofs.stop - dofs.start
+        p = model.parents[i]
+        if k == 0:
+            Tx = np.zeros((Z, 0))
+            X[i], x[i] = np.zeros((0, Z)), np.zeros(0)
+        else:
+            def col(a, e, k=k):                   # the column of dq_e^(a), a >= 1
+                return (a - 1) * k + e
+
+            ks = k * s
+            # z_i = z_p + Tx dq
+            Tx = np.zeros((Z, ks))
+            for a in range(npt):
+                Sa, ca = sw[a].S[dofs], sw[a].c[dofs]
+                for e in range(k):
+                    if a >= 1:
+                        Tx[eta(a), col(a, e)] += Sa[e]
+                        Tx[nu(a), col(a, e)] += ca[e]
+                    for b in range(1, npt):
+                        Tx[nu(a), col(b, e)] += Sa[e] * B[a, b] / h
+            Rx = np.zeros((ks, ks))
+            Rz = np.zeros((ks, Z))
+            rc = np.zeros(ks)
+            for a in range(s):                    # the rows of body i's coordinates at point a
+                spa = sw[a]
+                mu_a, G_a = spa.mu[i], spa.G[i]
+                Sa = spa.S[dofs]
+                ca = spa.c[dofs]
+                hw = h * w[a]
+                for d in range(k):
+                    row = a * k + d
+                    # (a) sum_b A[b, a] Sbar_d^b . Y_i^b and (b) the later coordinates' turn of Sbar_d
+                    for b in range(npt):
+                        Sdb = sw[b].S[dofs.start + d]
+                        coef = A[b, a] * Sdb
+                        Rz[row] += coef @ Ymap[i, b]
+                        Rx[row] += coef @ Ymap[i, b] @ Tx
+                        rc[row] += coef @ Ycon[i, b]
+                        if b >= 1:
+                            mub = sw[b].mu[i]
+                            for e in range(d + 1, k):
+                                Seb = sw[b].S[dofs.start + e]
+                                Rx[row, col(b, e)] += A[b, a] * mub @ _ad_apply(Sdb, Seb)
+                    # (c) h w (c_d . Y_i + Sbar_d . Z_i) at point a
+                    coefY, coefZ = hw * ca[d], hw * Sa[d]
+                    Rz[row] += coefY @ Ymap[i, a] + coefZ @ Gmap[i, a]
+                    Rx[row] += (coefY @ Ymap[i, a] + coefZ @ Gmap[i, a]) @ Tx
+                    rc[row] += coefY @ Ycon[i, a] + coefZ @ Gcon[i, a]
+                    adS_mu = ad_unchecked(Sa[d]).T @ mu_a
+                    # (e) -h w (ad(Sbar_d)^T mu) . du_d, du_d = nu_p + sum_{e<d} (c_e dq_e + Sbar_e dqdot_e)
+                    Rz[row, nu(a)] -= hw * adS_mu
+                    for e in range(d):
+                        if a >= 1:
+                            Rx[row, col(a, e)] -= hw * adS_mu @ ca[e]
+                        for b in range(1, npt):
+                            Rx[row, col(b, e)] -= hw * adS_mu @ Sa[e] * B[a, b] / h
+                    if a >= 1:
+                        for e in range(d, k):
+                            # (d) -h w mu . ad(Sbar_e) c_d for e >= d
+                            turn = spa.Sc[dofs.start + d] if e == d else _ad_apply(Sa[e], ca[d])
+                            Rx[row, col(a, e)] -= hw * mu_a @ turn
+                        for e in range(d + 1, k):
+                            # (f) h w G . ad(Sbar_d) Sbar_e for e > d
+                            Rx[row, col(a, e)] += hw * G_a @ _ad_apply(Sa[d], Sa[e])
+                        Rx[row, col(a, d)] -= hw * model.stiffness[dofs.start + d]
+                    for b in range(1, npt):        # (g) the damper
+                        Rx[row, col(b, d)] -= hw * model.damping[dofs.start + d] * B[a, b] / h
+                    rc[row] += res.r[a, dofs.start + d]
+            try:
+                lu = np.linalg.solve(Rx, np.column_stack([Rz, rc]))
+            except np.linalg.LinAlgError:
+                raise ValueError(f"the Newton matrix of the DEL is singular in the coordinates of body "
+                                 f"{model.names[i]!r}: try a smaller step 'h'") from None
+            X[i], x[i] = -lu[:, :Z], -lu[:, Z]
+        T[i] = Tx
+        if p >= 0:                                 # body i's subtree into its parent's, in z_p
+            for a in range(npt):
+                # Y_i = Ymap (z_p + Tx dq) + Ycon with dq = X z_p + x; then - ad(eta_i - eta_p)^T mu_i
+                full = Ymap[i, a] @ (np.eye(Z) + Tx @ X[i])
+                const = Ymap[i, a] @ (Tx @ x[i]) + Ycon[i, a]
+                gfull = Gmap[i, a] @ (np.eye(Z) + Tx @ X[i])
+                gconst = Gmap[i, a] @ (Tx @ x[i]) + Gcon[i, a]
+                if a >= 1 and k:
+                    adT = np.swapaxes(ad_unchecked(sw[a].S[dofs]), 1, 2)          # (k, 6, 6)
+                    amu = -(adT @ sw[a].mu[i]).T                                  # (6, k)
+                    aG = -(adT @ sw[a].G[i]).T
+                    sel = X[i][(a - 1) * k:a * k], x[i][(a - 1) * k:a * k]
+                    full = full + amu @ sel[0]
+                    const = const + amu @ sel[1]
+                    gfull = gfull + aG @ sel[0]
+                    gconst = gconst + aG @ sel[1]
+                Ymap[p, a] += full
+                Ycon[p, a] += const
+                Gmap[p, a] += gfull
+                Gcon[p, a] += gconst
+    dq = np.zeros((s, nq))
+    z = np.zeros((model.n, Z))
+    for i, (p, dofs) in enumerate(zip(model.parents, model.dofs, strict=True)):
+        zp = z[p] if p >= 0 else np.zeros(Z)
+        di = X[i] @ zp + x[i]
+        z[i] = zp + T[i] @ di
+        k = dofs.stop - dofs.start
+        if k:
+            dq[:, dofs] = di.reshape(s, k)
+    return dq
 
 
 # --- momentum and energy -------------------------------------------------------------------------
@@ -710,18 +964,17 @@ def _fail(scheme, k, t, message):
     raise SimulationError(f"{scheme.upper()} Newton solve failed in step {k + 1}, t = {t:.6g} s: {message}")
 
 
-def _solve_step(model, quad, q0, p0, h, t, taus, tol, max_iter, scheme, k, direction):
-    """Newton on one step's DEL from the predictor ``q0 + c h M^-1 p0``; returns (DELResidual, residuals)."""
-    v0 = np.linalg.solve(_mass(model, q0), p0)
-    X = q0[None] + np.outer(quad.c[1:], h * v0)
-    res = _residual(model, quad, q0, p0, X, h, taus)
+def _solve_step(model, quad, q0, p0, h, t, taus, tol, max_iter, scheme, k, evaluate, velocity0):
+    """Newton on one step's DEL from the predictor ``q0 + c h v0``; returns (DELResidual, residuals)."""
+    X = q0[None] + np.outer(quad.c[1:], h * velocity0)
+    res = evaluate(model, quad, q0, p0, X, h, taus)
     norms = [res.scaled]
     while norms[-1] > tol:
         if len(norms) > max_iter:
             _fail(scheme, k, t, f"Newton did not converge in {max_iter} iterations: the scaled residual "
                                 f"is {norms[-1]:.3g} (tolerance {tol:g}); use a smaller step 'h'")
         try:
-            dx = direction(res)
+            dx = newton_direction(res)
         except ValueError as err:
             _fail(scheme, k, t, str(err))
         if not np.isfinite(dx).all():
@@ -729,24 +982,37 @@ def _solve_step(model, quad, q0, p0, h, t, taus, tol, max_iter, scheme, k, direc
         X = X + dx
         if singular_joints(model, X[-1]):
             raise SingularMassMatrixError(_explain_singular(model, X[-1], f"the mass matrix in step {k + 1}"))
-        res = _residual(model, quad, q0, p0, X, h, taus)
+        res = evaluate(model, quad, q0, p0, X, h, taus)
         norms.append(res.scaled)
         if np.abs(dx).max() <= _ROUNDOFF * (1.0 + np.abs(X).max()) and norms[-1] <= 1e3 * tol:
             break                                         # converged to round-off
     return res, np.array(norms)
 
 
+def _velocity(model, q, p, method):
+    """``M(q)^-1 p``: a dense solve, or Algorithm 10 in O(n) for the recursive method."""
+    if method == "dense":
+        return np.linalg.solve(_mass(model, q), p)
+    from .recursive import inverse_inertia
+
+    return inverse_inertia(model, q) @ p
+
+
 def _integrate_variational(model, q, qdot, t0, n_steps, h, stride, tau_fn, per_step, scheme, progress,
-                           newton_tol, max_newton):
+                           newton_tol, max_newton, method="recursive"):
     """The fixed-step loop of the variational schemes; a Trajectory with its :class:`VariationalRun`."""
     from .integrators import _advance, _check_finite, _progress_bar, _Recorder
 
+    if method not in DEL_METHODS:
+        raise ValueError(f"argument 'del_method' must be one of {DEL_METHODS}, got {method!r}")
     check_variational_model(model)
     if singular_joints(model, q):
         raise SingularMassMatrixError(_explain_singular(model, q, "the mass matrix at the initial state"))
     quad = lobatto(SCHEMES[scheme])
+    evaluate = _residual if method == "dense" else _recursive_residual
     nq = model.nq
     p = _mass(model, q) @ qdot
+    v = qdot
     T, Qs, Ps, solves = [t0], [q], [p], []
     rec = _Recorder()
     rec.add(t0, q, qdot, model)
@@ -756,15 +1022,16 @@ def _integrate_variational(model, q, qdot, t0, n_steps, h, stride, tau_fn, per_s
             tau = per_step[k] if per_step is not None else tau_fn
             taus = _taus(tau, quad, t, h, nq)
             res, norms = _solve_step(model, quad, q, p, h, t, taus, newton_tol, max_newton, scheme, k,
-                                     newton_direction)
+                                     evaluate, v)
             q, p = res.q[-1].copy(), res.p_next
             _check_finite(t + h, np.concatenate([q, p]), scheme)
+            v = _velocity(model, q, p, method)
             solves.append(VariationalSolve(k, t, res.q, p, norms))
             T.append(t0 + (k + 1) * h)
             Qs.append(q)
             Ps.append(p)
             if (k + 1) % stride == 0:
-                rec.add(T[-1], q, np.linalg.solve(_mass(model, q), p), model)
+                rec.add(T[-1], q, v, model)
             _advance(bar, h)
     run = VariationalRun(scheme, quad, h, np.array(T), np.array(Qs), np.array(Ps), tuple(solves))
     nfev = int(sum(s.iterations + 1 for s in solves))

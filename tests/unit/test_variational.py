@@ -100,7 +100,7 @@ def test_kinetic_gradient_of_the_world_frame_sweep_equals_the_library(trees):
 
 def test_kinetic_hessian_matches_central_differences(trees):
     for model, q, v in trees:
-        H = va._kinetic_hessian(va._spatial(model, q, v))
+        H = va._kinetic_hessian(va._spatial(model, q, v), va._order(model))
         assert np.allclose(H, H.T)
         assert check_derivative(kinetic_gradient(model, v), q, H, steps=STEPS).ok
 
@@ -109,21 +109,21 @@ def test_potential_gradient_and_hessian_match_central_differences(trees):
     for model, q, _ in trees:
         sp = va._spatial(model, q, np.zeros(model.nq))
         assert check_derivative(gravity_potential(model), q, va._potential_gradient(sp)[None], steps=STEPS).ok
-        assert check_derivative(potential_gradient(model), q, va._potential_hessian(sp, model.gravity),
-                                steps=STEPS).ok
+        Vqq = va._potential_hessian(sp, model.gravity, va._order(model))
+        assert check_derivative(potential_gradient(model), q, Vqq, steps=STEPS).ok
 
 
 def test_the_derivative_checks_catch_wrong_hessians(trees):
     model, q, v = trees[0]
     sp = va._spatial(model, q, v)
-    H = va._kinetic_hessian(sp)
+    H = va._kinetic_hessian(sp, va._order(model))
     wrong = H.copy()
     wrong[-1, 0] += 0.1 * abs(H).max()
     assert not check_derivative(kinetic_gradient(model, v), q, wrong, steps=STEPS).ok
     # the mutant: the subtree momentum's own rotation (the ad(Sbar_j)^T mu_b term) left out
-    assert not check_derivative(kinetic_gradient(model, v), q, va._kinetic_hessian(replace(sp, mu=0 * sp.mu)),
-                                steps=STEPS).ok
-    Vqq = va._potential_hessian(sp, model.gravity)
+    H_wrong = va._kinetic_hessian(replace(sp, mu=0 * sp.mu), va._order(model))
+    assert not check_derivative(kinetic_gradient(model, v), q, H_wrong, steps=STEPS).ok
+    Vqq = va._potential_hessian(sp, model.gravity, va._order(model))
     assert not check_derivative(potential_gradient(model), q, Vqq - np.diag(np.diag(Vqq)), steps=STEPS).ok
 
 
@@ -273,3 +273,79 @@ def test_momentum_map_is_the_world_spatial_momentum():
     q, v = 0.5 * rng.standard_normal(model.nq), rng.standard_normal(model.nq)
     sp = va._spatial(model, q, v)
     assert np.allclose(va.momentum_map(model, q, va.discrete_momentum(model, q, v)), sp.mu[0])
+
+
+# --- the O(n) residual and Newton direction ------------------------------------------------------
+
+def random_step(rng, model, q, v, s, h=0.05):
+    X = q[None] + np.outer(va.lobatto(s).c[1:], h * v) + 1e-3 * rng.standard_normal((s, model.nq))
+    return X, rng.standard_normal(model.nq), rng.standard_normal(model.nq)
+
+
+@pytest.mark.parametrize("s", [1, 2, 3])
+def test_recursive_residual_and_direction_equal_the_dense_ones_on_every_covered_joint(trees, s):
+    rng = np.random.default_rng(10 + s)
+    for model, q, v in trees if s < 3 else trees[:1]:
+        X, p0, tau = random_step(rng, model, q, v, s)
+        dense = va.del_residual(model, q, p0, X, 0.05, s=s, tau=tau)
+        fast = va.del_residual(model, q, p0, X, 0.05, s=s, tau=tau, method="recursive")
+        assert fast.jacobian is None and fast.method == "recursive"
+        scale = np.abs(dense.r).max()
+        assert np.abs(fast.r - dense.r).max() <= 1e-10 * scale
+        assert np.abs(fast.p_next - dense.p_next).max() <= 1e-10 * np.abs(dense.p_next).max()
+        assert abs(fast.scale - dense.scale) <= 1e-12 * dense.scale
+        d_dense, d_fast = va.newton_direction(dense), va.newton_direction(fast)
+        assert np.abs(d_fast - d_dense).max() <= 1e-10 * np.abs(d_dense).max()
+
+
+def test_recursive_direction_solves_the_finite_difference_jacobian(trees):
+    """Against the residual itself: J_fd d = -r, with J_fd by central differences of the O(n) residual."""
+    rng = np.random.default_rng(21)
+    model, q, v = trees[2]
+    s, h = 2, 0.05
+    X, p0, tau = random_step(rng, model, q, v, s, h)
+    res = va.del_residual(model, q, p0, X, h, s=s, tau=tau, method="recursive")
+
+    def f(x):
+        return va.del_residual(model, q, p0, x.reshape(s, -1), h, s=s, tau=tau, method="recursive").r.ravel()
+
+    d = va.newton_direction(res).ravel()
+    for step in (1e-4, 1e-5, 1e-6):
+        fd = (f(X.ravel() + step * d) - f(X.ravel() - step * d)) / (2 * step)      # J d along d
+        if np.abs(fd + res.r.ravel()).max() <= 1e-7 * np.abs(res.r).max():
+            break
+    else:
+        pytest.fail("J_fd d differs from -r at every step")
+
+
+@pytest.mark.parametrize("mutant", ["no gravity variation", "no own inertia", "no subtree momentum"])
+def test_the_direction_checks_catch_a_wrong_recursion(trees, mutant):
+    rng = np.random.default_rng(31)
+    model, q, v = trees[3]
+    X, p0, tau = random_step(rng, model, q, v, 2)
+    dense = va.del_residual(model, q, p0, X, 0.05, s=2, tau=tau)
+    fast = va.del_residual(model, q, p0, X, 0.05, s=2, tau=tau, method="recursive")
+    field = {"no gravity variation": "Kg", "no own inertia": "Mb", "no subtree momentum": "mu"}[mutant]
+    sweeps = tuple(replace(sw, **{field: 0 * getattr(sw, field)}) for sw in fast.sweeps)
+    wrong = va.newton_direction(replace(fast, sweeps=sweeps))
+    d = va.newton_direction(dense)
+    assert np.abs(wrong - d).max() > 1e-6 * np.abs(d).max()
+
+
+@pytest.mark.parametrize("scheme", ["vi2", "vi4"])
+def test_newton_with_the_recursive_direction_follows_the_dense_trajectory(trees, scheme):
+    model, q, v = trees[4]
+    runs = [simulate(model, q, 0.3 * v, (0.0, 0.04), scheme, h=0.01, del_method=m)
+            for m in ("dense", "recursive")]
+    a, b = (r.variational for r in runs)
+    assert np.array_equal(a.iterations, b.iterations)
+    assert np.abs(a.q - b.q).max() <= 1e-10 and np.abs(a.p - b.p).max() <= 1e-10 * np.abs(a.p).max()
+    assert np.abs(runs[0].qdot - runs[1].qdot).max() <= 1e-9
+
+
+def test_a_bad_del_method_is_named():
+    model = hanging_chain(2)
+    with pytest.raises(ValueError, match="argument 'method'"):
+        va.del_residual(model, np.zeros(2), np.zeros(2), np.zeros((1, 2)), 0.01, method="sparse")
+    with pytest.raises(ValueError, match="argument 'del_method'"):
+        simulate(model, np.zeros(2), np.zeros(2), (0.0, 0.02), "vi2", h=0.01, del_method="sparse")
