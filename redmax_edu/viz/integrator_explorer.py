@@ -27,7 +27,7 @@ from .scene import MAX_POINTS
 __all__ = ["METHOD_LABELS", "STEP_SIZES", "REDUCED_METHOD_LABELS", "REDUCED_STEP_SIZES",
            "VARIATIONAL_METHOD_LABELS", "VARIATIONAL_STEP_SIZES", "IntegratorRuns", "integrator_runs",
            "reduced_integrator_runs", "variational_integrator_runs", "chain_integrator_runs",
-           "integrator_figure", "integrator_player", "integrator_widget"]
+           "momentum_change", "integrator_figure", "integrator_player", "integrator_widget"]
 
 #: How the page names each method of ``maximal.simulate`` (Part 1's linearly implicit Euler
 #: linearises every force, Coriolis and gravity included).
@@ -226,7 +226,7 @@ def _model_runs(model, q0, qdot0, t_end, methods, steps, samples, labels, moment
     out = IntegratorRuns(model, np.asarray(q0, float), np.asarray(qdot0, float), float(t_end), reference,
                          labels=dict(labels), simulator=simulator, momentum=momentum)
     if momentum:
-        _momentum(out, reference)          # a clear error now if the model has no free root
+        momentum_change(out, reference)          # a clear error now if the model has no free root
     for method in methods:
         for h in steps:
             out.get(method, h)
@@ -302,9 +302,26 @@ def _series(run, reference, stride=1):
     return run.t[::stride], energy[::stride], run.E_wi[::stride, -1, 2, 3]
 
 
-def _momentum(runs, run, stride=1):
-    """Norms of the change of the world-frame angular (N m s) and linear (N s) momentum of a run,
-    every ``stride``-th sample, from the reference's first sample."""
+def momentum_change(runs, run, stride=1):
+    """The change of a run's world-frame momentum, for the runs of :func:`variational_integrator_runs`.
+
+    Parameters
+    ----------
+    runs : IntegratorRuns
+        With ``momentum`` (a model whose single root has a 6-coordinate joint).
+    run : Trajectory
+        One of its runs (or its reference).
+    stride : int
+        Every ``stride``-th sample.
+
+    Returns
+    -------
+    angular, linear : ndarray, shape (samples,)
+        Norms of the change of the angular momentum about the world origin (N m s) and of the
+        linear momentum (N s) since the reference's first sample.
+
+    Taught in book/05_variational/03_explorer.
+    """
     from ..variational import discrete_momentum, momentum_map
 
     def world(q, qdot):
@@ -368,7 +385,7 @@ def integrator_figure(runs, settings, *, height=4.4, horizon=None):
         top.plot(*_upto(horizon, t, e), color="C0")
         top.set_title(f"{runs.labels[method].split(' (')[0]}, h = {h:g} s", fontsize=9)
         if runs.momentum:
-            t_, angular, linear = _upto(horizon, t, *_momentum(runs, run))
+            t_, angular, linear = _upto(horizon, t, *momentum_change(runs, run))
             bottom.semilogy(t_, np.maximum(angular, MOMENTUM_FLOOR), color="C1", label="angular (N m s)")
             bottom.semilogy(t_, np.maximum(linear, MOMENTUM_FLOOR), color="C4", label="linear (N s)")
             bottom.set_ylim(MOMENTUM_FLOOR / 10, 1.0)
@@ -403,10 +420,11 @@ def integrator_player(runs, *, methods=None, steps=None, points=200, height=460,
     """Kernel-free layer: a plotly figure with one frame per (method, h) and a slider over them.
 
     The first frame is ``(methods[0], steps[0])`` (default: every method simulated so far, and
-    the grid :data:`STEP_SIZES`, :data:`REDUCED_STEP_SIZES` or :data:`VARIATIONAL_STEP_SIZES`). Each frame holds at most about
-    ``points`` samples per curve and sets the vertical ranges to its own data, so every position
-    of the slider redraws every panel; a reduced model's runs add a third panel, the Newton
-    iterations per step (empty for RK45 and linearly implicit Euler). With ``runs.momentum``
+    the grid :data:`STEP_SIZES`, :data:`REDUCED_STEP_SIZES` or :data:`VARIATIONAL_STEP_SIZES`).
+    Each frame holds at most about ``points`` samples per curve and sets the vertical ranges to
+    its own data, so every position of the slider redraws every panel; a reduced model's runs
+    add a third panel, the Newton iterations per step (empty for RK45 and linearly implicit
+    Euler). With ``runs.momentum``
     the second panel shows the change of the angular and linear momentum (log axis) instead of
     a height. ``horizons`` (s), if given, adds one button per horizon that shows the runs up
     to it (the time axes' range).
@@ -434,7 +452,7 @@ def integrator_player(runs, *, methods=None, steps=None, points=200, height=460,
         if not runs.momentum:
             return [energy, go.Scatter(x=np.round(t, 4), y=np.round(z, 4), mode="lines", name="height",
                                        line=dict(color="#ff7f0e"))], e, z
-        angular, linear = (np.maximum(x, MOMENTUM_FLOOR) for x in _momentum(runs, run, stride))
+        angular, linear = (np.maximum(x, MOMENTUM_FLOOR) for x in momentum_change(runs, run, stride))
         log = [np.log10(angular), np.log10(linear)]   # the log axis' range is in decades
         return ([energy, go.Scatter(x=np.round(t, 4), y=angular, mode="lines", name="angular momentum change",
                                     line=dict(color="#ff7f0e")),

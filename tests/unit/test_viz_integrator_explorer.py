@@ -136,13 +136,13 @@ def variational_grid():
 
 
 def test_variational_runs_show_momentum_and_newton_iterations(variational_grid):
-    from redmax_edu.viz.integrator_explorer import _momentum, _newton
+    from redmax_edu.viz.integrator_explorer import _newton, momentum_change
 
     assert variational_grid.momentum and variational_grid.reduced
     vi2 = variational_grid.get("vi2", 0.04)
     t, iterations = _newton(vi2)
     assert len(t) == 10 and iterations.min() >= 1
-    angular, linear = _momentum(variational_grid, vi2)
+    angular, linear = momentum_change(variational_grid, vi2)
     assert angular.shape == linear.shape == vi2.t.shape and linear[0] < 1e-12
     # RK45 here takes steps of at most h: its samples are every h, like the fixed-step methods
     assert len(variational_grid.get("rk45", 0.04).t) == 11
