@@ -50,8 +50,14 @@ A run therefore starts from ``(q0, qdot0)`` with ``p0 = M(q0) qdot0`` and carrie
 :func:`momentum_map` ``(model, q, p)`` -> the world-frame spatial momentum (6,) ``(angular about
     the world origin; linear)`` of a tree whose single root has a 6-coordinate joint:
     ``h`` with ``xi . h = p . dq(xi)`` for every rigid motion ``xi`` of the whole tree. With no
-    gravity, springs or joint forces the DEL conserve it exactly (discrete Noether theorem);
-    with a translational root the first three entries of ``p`` are the linear momentum.
+    gravity, springs or external joint forces the DEL conserve exactly (discrete Noether
+    theorem) the components whose rigid motion maps the coordinates linearly: the linear
+    momentum (translations shift the root's translation coordinates) and the angular momentum
+    about the root chart's first axis (a shift of the first Euler angle, and a rotation of the
+    translation coordinates). The other angular components are not conserved exactly: rotations
+    about other axes act nonlinearly on Euler angles, so linear interpolation in the coordinates
+    breaks their symmetry (the seed's integrators, interpolating on the Lie group, keep all six).
+    With a translational root the first three entries of ``p`` are the linear momentum.
 
 **Scope: which joints, which forces**
 
@@ -144,7 +150,14 @@ from numpy.polynomial import legendre
 
 from ._validate import as_real
 from .derivatives import _terms
-from .dynamics import SingularMassMatrixError, _energies, _explain_singular, singular_joints
+from .dynamics import (
+    SingularMassMatrixError,
+    _energies,
+    _explain_singular,
+    _solve_checked,
+    mass_matrix,
+    singular_joints,
+)
 from .kinematics import _forward_kinematics
 from .lie import ad_unchecked, adjoint_unchecked, hat_unchecked, inv_se3_unchecked
 from .model import check_model
@@ -798,8 +811,6 @@ def _recursive_direction(res):
 # --- momentum and energy -------------------------------------------------------------------------
 
 def _mass(model, q):
-    from .dynamics import mass_matrix
-
     return mass_matrix(model, q)
 
 
@@ -830,8 +841,6 @@ def velocity(model, q, p):
     check_model(model)
     q = model.check_state(q)
     p = as_real(p, (model.nq,), "p")
-    from .dynamics import _solve_checked
-
     return _solve_checked(model, q, _mass(model, q), p)
 
 
@@ -861,7 +870,9 @@ def momentum_map(model, q, p):
     ``(angular about the world origin; linear)``, defined by ``xi . h = p . dq(xi)`` for every
     rigid motion ``xi`` of the whole tree, i.e. ``h = Sbar_root^-T p_root``. Requires a single
     root whose joint has 6 coordinates (e.g. free3d_euler). Without gravity, joint forces on
-    the root, or a root spring, the DEL conserve it to round-off (discrete Noether theorem).
+    the root, or a root spring, the DEL conserve its linear part and its angular part about the
+    root chart's first axis to round-off (discrete Noether theorem; see the module docstring
+    for why not the other two).
 
     Examples
     --------

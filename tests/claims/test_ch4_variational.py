@@ -13,7 +13,7 @@
   1.8e-13 with Newton to 1e-13), and 500 steps of 0.02 s by less than 1e-10 (measured 1.8e-11).
   The angular momentum about x and y is *not* conserved exactly (rotations about those axes act
   nonlinearly on Euler angles, so the discrete Lagrangian with linear interpolation in the
-  coordinates is not invariant): it wanders by 3e-2 (vi2) and 4e-5 (vi4) of the momentum.
+  coordinates is not invariant): it wanders by 8e-3 (vi2, 10 s) and 1e-5 (vi4, 4 s) of the momentum.
   A joint damper inside the chain keeps the conserved components; a force on the root's
   x coordinate does not.
 * Energy: a conservative chain of two 1 m rods released from q = (1.0, -0.5) rad: over 10^4

@@ -199,6 +199,14 @@ def test_forces_other_than_gravity_springs_dampers_and_tau_are_refused_by_name()
         simulate(damped, np.zeros(3), np.zeros(3), (0.0, 0.1), "vi4", h=0.05)
 
 
+def test_constraints_are_refused():
+    from redmax_edu.constraints import JointLimit
+
+    limited = hanging_chain(2).with_constraints([JointLimit(1, -0.5, 0.5)])
+    with pytest.raises(ValueError, match="has constraints.*bdf2"):
+        simulate(limited, np.zeros(2), np.zeros(2), (0.0, 0.02), "vi2", h=0.01)
+
+
 def test_bad_arguments_are_named():
     model = hanging_chain(2)
     with pytest.raises(ValueError, match="argument 'control'"):
