@@ -26,6 +26,9 @@ cells: tests/unit/test_variational.py, on random trees with every covered joint)
   energy band is about a thousand times narrower than VI2's (300 to 3000; measured 1000).
 * The step sweep: VI6 at 25 ms is more accurate than VI2 at 2.5 ms.
 
+5.2 The Newton direction in O(n) (book/05_variational/02_newton_direction): the stored run of
+benchmarks/variational.py it plots has O(n) exponents at most 1.2 (chain and binary tree).
+
 5.3 Explorer (book/05_variational/03_explorer): the floating chain for 10 s at h = 40 ms with the
 default Newton tolerance: VI2 keeps the linear momentum to 1e-8 N s and takes 3 to 6 Newton
 iterations per step; BDF1, BDF2, SDIRK2 and RK45 change it by more than 1e-6 N s.
@@ -136,3 +139,14 @@ def test_explorer_page_momentum_and_newton_iterations():
     assert min(linear[m] for m in ("bdf1", "bdf2", "sdirk2", "rk45")) > 1e-6
     iterations = grid.get("vi2", 0.04).variational.iterations
     assert 3 <= iterations.min() and iterations.max() <= 6
+
+
+def test_the_stored_benchmark_run_of_5_2_grows_linearly():
+    """5.2 plots one stored run of benchmarks/variational.py: the O(n) exponents are at most 1.2."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "book/05_variational/benchmark_variational.txt").read_text()
+    fitted = re.findall(r"n = 16\.\.128: dense ([\d.]+), O\(n\) ([\d.]+)", text)
+    assert len(fitted) == 2                                   # the chain and the binary tree
+    assert all(float(linear) <= 1.2 < float(dense) for dense, linear in fitted)
