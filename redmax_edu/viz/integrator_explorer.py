@@ -411,6 +411,12 @@ def integrator_figure(runs, settings, *, height=4.4, horizon=None):
     return fig
 
 
+def _significant(x, digits=3):
+    """``x`` (positive) rounded to ``digits`` significant digits: short numbers in the page."""
+    scale = 10.0 ** (np.floor(np.log10(x)) - digits + 1)
+    return np.round(x / scale) * scale
+
+
 def _padded(lo, hi):
     pad = 0.08 * max(hi - lo, 1e-3)
     return [float(lo - pad), float(hi + pad)]
@@ -452,7 +458,8 @@ def integrator_player(runs, *, methods=None, steps=None, points=200, height=460,
         if not runs.momentum:
             return [energy, go.Scatter(x=np.round(t, 4), y=np.round(z, 4), mode="lines", name="height",
                                        line=dict(color="#ff7f0e"))], e, z
-        angular, linear = (np.maximum(x, MOMENTUM_FLOOR) for x in momentum_change(runs, run, stride))
+        changes = momentum_change(runs, run, stride)
+        angular, linear = (_significant(np.maximum(x, MOMENTUM_FLOOR)) for x in changes)
         log = [np.log10(angular), np.log10(linear)]   # the log axis' range is in decades
         return ([energy, go.Scatter(x=np.round(t, 4), y=angular, mode="lines", name="angular momentum change",
                                     line=dict(color="#ff7f0e")),
@@ -532,12 +539,13 @@ def integrator_player(runs, *, methods=None, steps=None, points=200, height=460,
     return fig
 
 
-def integrator_widget(runs, *, method="explicit", h=0.01, horizons=None):
+def integrator_widget(runs, *, method="explicit", h=0.01, horizons=None, height=4.4):
     """Live layer (Jupyter, Voila): a method menu and a step slider, redrawn on every change.
 
     Starts at ``(method, h)``, the first panel of the page's static figure. Steps off the
     precomputed grid are simulated when chosen. ``horizons`` (s), if given, adds a horizon
-    slider (starting at the longest): the runs are shown up to it.
+    slider (starting at the longest): the runs are shown up to it. ``height`` is that of
+    :func:`integrator_figure` (inches per two rows).
     """
     import ipywidgets as W
     import matplotlib.pyplot as plt
@@ -560,7 +568,7 @@ def integrator_widget(runs, *, method="explicit", h=0.01, horizons=None):
 
     def show(method, h, horizon=None):
         try:
-            integrator_figure(runs, [(method, h)], height=4.4, horizon=horizon)
+            integrator_figure(runs, [(method, h)], height=height, horizon=horizon)
         except ValueError as err:  # a diverged run: say so instead of drawing
             print(err)
             return

@@ -157,6 +157,8 @@ def test_variational_player_updates_both_momentum_curves_and_offers_horizons(var
     assert len(fig.frames) == 6 and all(tuple(f.traces) == (0, 1, 3, 4) for f in fig.frames)
     assert [s.label for s in fig.layout.sliders[0].steps][:2] == ["vi2, h = 0.04", "vi2, h = 0.02"]
     assert fig.layout.yaxis2.type == "log"
+    linear = np.array(fig.frames[0].data[2].y)        # three significant digits: short numbers in the page
+    np.testing.assert_allclose(linear, [float(f"{v:.2e}") for v in linear], rtol=1e-12)
     buttons = fig.layout.updatemenus[0].buttons
     assert [b.args[0]["xaxis3.range"] for b in buttons] == [[0.0, 0.1], [0.0, 0.4]]
 
