@@ -432,8 +432,8 @@ def integrator_player(runs, *, methods=None, steps=None, points=200, height=460,
     add a third panel, the Newton iterations per step (empty for RK45 and linearly implicit
     Euler). With ``runs.momentum``
     the second panel shows the change of the angular and linear momentum (log axis) instead of
-    a height. ``horizons`` (s), if given, adds one button per horizon that shows the runs up
-    to it (the time axes' range).
+    a height. ``horizons`` (s), if given, adds one button per horizon, below the slider, that
+    shows the runs up to it (the time axes' range).
     """
     if methods is None:   # the methods simulated so far, in the order of the labels
         methods = tuple(m for m in runs.labels if any(key[0] == m for key in runs.runs))
@@ -525,12 +525,13 @@ def integrator_player(runs, *, methods=None, steps=None, points=200, height=460,
     menus = []
     if horizons:
         axes = [f"xaxis{'' if c == 1 else c}.range" for c in range(1, len(titles) + 1)]
-        menus = [dict(type="buttons", direction="right", x=1.0, xanchor="right", y=1.25, yanchor="bottom",
+        menus = [dict(type="buttons", direction="right", x=0.0, xanchor="left", y=-0.42, yanchor="top",
                       showactive=True, pad=dict(r=0, t=0),
                       buttons=[dict(method="relayout", label=f"horizon {float(hz):g} s",
                                     args=[{axis: [0.0, float(hz)] for axis in axes}]) for hz in horizons])]
     fig.update_layout(
-        height=height, margin=dict(l=50, r=10, t=80, b=10), **ranges(e, z), **extra,
+        height=height + (50 if menus else 0), margin=dict(l=50, r=10, t=80, b=60 if menus else 10),
+        **ranges(e, z), **extra,
         legend=dict(orientation="h", x=0.0, y=1.25, yanchor="bottom"), updatemenus=menus,
         sliders=[dict(active=0, steps=steps_, currentvalue=dict(prefix="method, step (s): "),
                       x=0.0, len=1.0, y=-0.12, yanchor="top", pad=dict(t=30))],
