@@ -525,12 +525,12 @@ def integrator_player(runs, *, methods=None, steps=None, points=200, height=460,
     menus = []
     if horizons:
         axes = [f"xaxis{'' if c == 1 else c}.range" for c in range(1, len(titles) + 1)]
-        menus = [dict(type="buttons", direction="right", x=0.0, xanchor="left", y=-0.42, yanchor="top",
+        menus = [dict(type="buttons", direction="right", x=0.0, xanchor="left", y=-0.62, yanchor="top",
                       showactive=True, pad=dict(r=0, t=0),
                       buttons=[dict(method="relayout", label=f"horizon {float(hz):g} s",
                                     args=[{axis: [0.0, float(hz)] for axis in axes}]) for hz in horizons])]
     fig.update_layout(
-        height=height + (50 if menus else 0), margin=dict(l=50, r=10, t=80, b=60 if menus else 10),
+        height=height + (90 if menus else 0), margin=dict(l=50, r=10, t=80, b=100 if menus else 10),
         **ranges(e, z), **extra,
         legend=dict(orientation="h", x=0.0, y=1.25, yanchor="bottom"), updatemenus=menus,
         sliders=[dict(active=0, steps=steps_, currentvalue=dict(prefix="method, step (s): "),
