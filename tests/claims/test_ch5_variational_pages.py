@@ -20,8 +20,8 @@ cells: tests/unit/test_variational.py, on random trees with every covered joint)
   error in the last thousand steps is within 1 % of that in the first thousand (measured equal
   to 3e-6 relative), and it stays between 1 % and 2 % of the energy above rest (0.56 J;
   measured 1.7 %). BDF1 loses more than 99 % of it within the first thousand steps, BDF2 more
-  than 80 % (measured 87 %); SDIRK2 loses 2 % to 3.5 % in each of the first two thousand steps
-  (measured 2.6 %, 2.6 %); RK45's error after two thousand steps is twice that after one
+  than 80 % (measured 87 %); SDIRK2 loses 2 % to 3.5 % of it per thousand steps over the first
+  two thousand (measured 2.6 %, 2.6 %); RK45's error after two thousand steps is twice that after one
   thousand (within 10 %) and below a tenth of VI2's band. Over the first thousand steps VI4's
   energy band is about a thousand times narrower than VI2's (300 to 3000; measured 1000).
 * The step sweep: VI6 at 25 ms is more accurate than VI2 at 2.5 ms.
