@@ -31,6 +31,11 @@ The RedMax supplemental (seed 002) runs every scene with one of three integrator
     method with a line search (Algorithm 12) in positions only, constraints held at the
     position level: :mod:`redmax_edu.implicit`.
 
+``"vi2"``, ``"vi4"``, ``"vi6"``
+    Variational integrators (seed 003): the discrete Euler-Lagrange equations of the action
+    with s = 1, 2, 3 Lobatto control points per step, in position-momentum form, solved by
+    Newton's method: :mod:`redmax_edu.variational`.
+
 All methods let joints with singular coordinates leave them (§2.4.5, §2.4.8): before each
 step the state goes through ``model.reparameterize(q, qdot)``, which switches an
 Euler-angle chart or shortens a long rotation vector; the model may change with it, so a
@@ -52,6 +57,8 @@ from .implicit import DEFAULT_MAX_NEWTON, DEFAULT_NEWTON_TOL, SCHEMES, ImplicitR
 from .kinematics import _forward_kinematics
 from .model import Model
 from .recursive import _recursive_forward_dynamics
+from .variational import SCHEMES as VARIATIONAL_SCHEMES
+from .variational import VariationalRun, _integrate_variational
 
 __all__ = ["METHODS", "ODE_ACCELERATIONS", "SimulationError", "Trajectory", "simulate",
            "DEFAULT_SAMPLE_DT", "DIVERGED"]
@@ -67,7 +74,7 @@ ODE_ACCELERATIONS = {"rk45": _forward_dynamics, "rk45_recursive": _recursive_for
 
 #: The method names :func:`simulate` accepts: the RK45 paths, linearly implicit Euler and the
 #: fully implicit schemes of :mod:`redmax_edu.implicit`.
-METHODS = (*ODE_ACCELERATIONS, "euler", *SCHEMES)
+METHODS = (*ODE_ACCELERATIONS, "euler", *SCHEMES, *VARIATIONAL_SCHEMES)
 
 #: Sampling interval of RK45 output when neither ``sample_dt`` nor ``h`` is given (s): the
 #: grid of the reference CSV files.
@@ -126,6 +133,9 @@ class Trajectory:
         For ``"bdf1"``, ``"sdirk2"``, ``"bdf2"``: every Newton solve with its stencil, iterations,
         residuals and factors (:class:`redmax_edu.implicit.ImplicitRun`); ``qdot`` is then the
         scheme's own velocity.
+    variational : VariationalRun or None
+        For ``"vi2"``, ``"vi4"``, ``"vi6"``: the discrete momenta, control points and Newton
+        records (:class:`redmax_edu.variational.VariationalRun`); ``qdot`` is ``M^-1 p``.
 
     Notes
     -----
@@ -144,6 +154,7 @@ class Trajectory:
     reparameterized: np.ndarray
     friction_iterations: np.ndarray | None = None
     implicit: ImplicitRun | None = None
+    variational: VariationalRun | None = None
 
     @cached_property
     def _recorded(self):
@@ -292,12 +303,14 @@ class _Recorder:
         self.qdot.append(qdot)
         self.models.extend([model] * len(t))
 
-    def trajectory(self, method, h, nsteps, nfev, reparameterized, friction_iterations=None, implicit=None):
+    def trajectory(self, method, h, nsteps, nfev, reparameterized, friction_iterations=None, implicit=None,
+                   variational=None):
         return Trajectory(t=np.concatenate(self.t, dtype=float), q=np.concatenate(self.q),
                           qdot=np.concatenate(self.qdot),
                           method=method, models=tuple(self.models), h=h, nsteps=nsteps, nfev=nfev,
                           reparameterized=np.array(reparameterized, dtype=float),
-                          friction_iterations=friction_iterations, implicit=implicit)
+                          friction_iterations=friction_iterations, implicit=implicit,
+                          variational=variational)
 
 
 def _reparameterize(model, q, qdot):
@@ -423,7 +436,8 @@ def _integrate_euler(model, q, qdot, t0, n_steps, h, stride, tau_fn, progress, r
 
 def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-4, atol=1e-6,
              sample_dt=None, progress=False, *, reparameterize=True, max_step=None, max_steps=20_000,
-             baumgarte=DEFAULT_BAUMGARTE, newton_tol=DEFAULT_NEWTON_TOL, max_newton=DEFAULT_MAX_NEWTON):
+             baumgarte=DEFAULT_BAUMGARTE, newton_tol=DEFAULT_NEWTON_TOL, max_newton=DEFAULT_MAX_NEWTON,
+             del_method="recursive"):
     """Integrate the RedMax equations of motion from ``(q0, qdot0)`` over ``t_span``.
 
     Parameters
@@ -434,13 +448,16 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
         The initial state.
     t_span : (float, float)
         Start and end time ``(t0, t1)``, ``t1 > t0`` (s).
-    method : {"rk45", "rk45_recursive", "euler", "bdf1", "sdirk2", "bdf2"}
+    method : {"rk45", "rk45_recursive", "euler", "bdf1", "sdirk2", "bdf2", "vi2", "vi4", "vi6"}
         ``"rk45"``: adaptive Dormand-Prince on ``M_r qddot = f_r`` (Eq. 2.19), the reference's
         ``ode45`` path. ``"rk45_recursive"``: the same with ``qddot`` from recursive forward
         dynamics (Algorithm 9, O(n); no deformable bodies). ``"euler"``: linearly implicit
         Euler, springs and dampers only, with step ``h`` (Eq. 2.84-2.86). ``"bdf1"``,
         ``"sdirk2"``, ``"bdf2"``: fully implicit with step ``h``, solved by Newton (§3.4,
-        :mod:`redmax_edu.implicit`); ``qdot`` is each scheme's own velocity.
+        :mod:`redmax_edu.implicit`); ``qdot`` is each scheme's own velocity. ``"vi2"``,
+        ``"vi4"``, ``"vi6"``: variational integrators of order 2, 4, 6 (discrete Euler-Lagrange
+        equations with s = 1, 2, 3 Lobatto control points, solved by Newton,
+        :mod:`redmax_edu.variational`); ``qdot`` is ``M^-1 p``, no chart switches.
     h : float, optional
         The step of ``"euler"`` and the implicit schemes (required; ``t1 - t0`` must be a
         whole number of steps). For the RK45 methods it only sets the sampling interval when
@@ -480,6 +497,9 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
         Implicit schemes: Newton stops when ``|g|_inf / (h max M_ii)`` is at most this (rad/s or m/s).
     max_newton : int
         Implicit schemes: Newton iterations allowed per solve.
+    del_method : {"recursive", "dense"}
+        Variational schemes: the DEL residual and Newton direction by the O(n) recursions
+        (default) or from the assembled dense Jacobian (the same iterates to round-off).
 
     Returns
     -------
@@ -537,7 +557,8 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
     sample_dt = _positive(sample_dt, "sample_dt", allow_none=True)
     # only joints with singular coordinates can change them (§2.4.5, §2.4.8)
     reparameterize = bool(reparameterize) and any(b.joint.has_charts for b in model.bodies)
-    per_step = (method in SCHEMES and tau is not None and not callable(tau) and np.ndim(tau) == 2)
+    fixed_step = method in SCHEMES or method in VARIATIONAL_SCHEMES
+    per_step = (fixed_step and tau is not None and not callable(tau) and np.ndim(tau) == 2)
     tau_fn = None if per_step else _tau_function(tau, nq)
     baumgarte = check_baumgarte(baumgarte)
     if tau_fn is not None:
@@ -549,7 +570,7 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
     if model.constraints:  # a redundant or inconsistent set fails now, naming the constraint
         rows = constraint_rows(model, q, qdot, t0)
         check_constraint_set(model, rows, ~rows.inequality)  # (inequalities may overlap: contacts)
-    if method == "euler" or method in SCHEMES:
+    if method == "euler" or fixed_step:
         if h is None:
             raise ValueError(f"argument 'h' (the step size) is required for method={method!r}")
         n_steps = _whole_count(t1 - t0, h, "h")
@@ -565,6 +586,11 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
             if n_steps % stride:
                 raise ValueError(f"argument 'sample_dt': the {n_steps} steps are not a whole number of "
                                  f"samples every {stride} steps")
+        if method in VARIATIONAL_SCHEMES:
+            controls = as_real(tau, (n_steps, nq), "tau") if per_step else None
+            newton = (_positive(newton_tol, "newton_tol"), _count(max_newton, "max_newton", 1000))
+            return _integrate_variational(model, q, qdot, t0, n_steps, h, stride, tau_fn, controls, method,
+                                          bool(progress), *newton, del_method)
         if method in SCHEMES:
             controls = as_real(tau, (n_steps, nq), "tau") if per_step else None
             newton = (_positive(newton_tol, "newton_tol"), _count(max_newton, "max_newton", 1000))

@@ -122,3 +122,60 @@ def test_the_explorer_takes_a_particle_chain_and_its_four_methods():
     assert method.value == "symplectic" and h.value == 0.002 and len(method.options) == 4
     with pytest.raises(ValueError, match="argument 'method'"):
         runs.get("explicit", 0.002)
+
+
+# --- the variational runs of Chapter 5: VI2/VI4/VI6 next to BDF1, BDF2, SDIRK2, RK45; momentum, horizon ---
+@pytest.fixture(scope="module")
+def variational_grid():
+    from redmax_edu.scenes import floating_chain
+    from redmax_edu.viz.integrator_explorer import variational_integrator_runs
+
+    q0, qdot0 = np.r_[0, 0, 0, 0, 0, 0, 0.6], np.r_[0.1, 0, 0.05, 1.0, 0.05, 0.1, 1.0]
+    return variational_integrator_runs(floating_chain(2), q0, qdot0, 0.4, methods=("vi2", "bdf1", "rk45"),
+                                       steps=(0.04, 0.02), samples=21)
+
+
+def test_variational_runs_show_momentum_and_newton_iterations(variational_grid):
+    from redmax_edu.viz.integrator_explorer import _newton, momentum_change
+
+    assert variational_grid.momentum and variational_grid.reduced
+    vi2 = variational_grid.get("vi2", 0.04)
+    t, iterations = _newton(vi2)
+    assert len(t) == 10 and iterations.min() >= 1
+    angular, linear = momentum_change(variational_grid, vi2)
+    assert angular.shape == linear.shape == vi2.t.shape and linear[0] < 1e-12
+    # RK45 here takes steps of at most h: its samples are every h, like the fixed-step methods
+    assert len(variational_grid.get("rk45", 0.04).t) == 11
+    fig = integrator_figure(variational_grid, [("vi2", 0.04), ("bdf1", 0.04)], horizon=0.2)
+    assert len(fig.axes) == 6 and fig.axes[2].get_yscale() == "log"
+    assert max(line.get_xdata().max() for line in fig.axes[0].lines) <= 0.2 + 1e-9
+
+
+def test_variational_player_updates_both_momentum_curves_and_offers_horizons(variational_grid):
+    pytest.importorskip("plotly")
+    fig = integrator_player(variational_grid, points=20, horizons=(0.1, 0.4))
+    assert len(fig.frames) == 6 and all(tuple(f.traces) == (0, 1, 3, 4) for f in fig.frames)
+    assert [s.label for s in fig.layout.sliders[0].steps][:2] == ["vi2, h = 0.04", "vi2, h = 0.02"]
+    assert fig.layout.yaxis2.type == "log"
+    linear = np.array(fig.frames[0].data[2].y)        # three significant digits: short numbers in the page
+    np.testing.assert_allclose(linear, [float(f"{v:.2e}") for v in linear], rtol=1e-12)
+    buttons = fig.layout.updatemenus[0].buttons
+    assert [b.args[0]["xaxis3.range"] for b in buttons] == [[0.0, 0.1], [0.0, 0.4]]
+
+
+def test_variational_widget_has_a_horizon_slider(variational_grid):
+    pytest.importorskip("ipywidgets")
+    from redmax_edu.viz.integrator_explorer import integrator_widget
+
+    box = integrator_widget(variational_grid, method="vi2", h=0.04, horizons=(0.1, 0.4))
+    method, h, horizon = box.children[0].children
+    assert (method.value, h.value, horizon.value) == ("vi2", 0.04, 0.4)
+
+
+def test_variational_runs_need_a_free_root():
+    from redmax_edu.scenes import hanging_chain
+    from redmax_edu.viz.integrator_explorer import variational_integrator_runs
+
+    with pytest.raises(ValueError, match="root"):
+        variational_integrator_runs(hanging_chain(2), [0.1, 0.0], [0.0, 0.0], 0.1, methods=(), steps=(0.05,),
+                                    samples=3)
