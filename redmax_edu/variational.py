@@ -28,36 +28,36 @@ A run therefore starts from ``(q0, qdot0)`` with ``p0 = M(q0) qdot0`` and carrie
 
 **Public API** (stable from the first commit; the book's chapter book/05_variational builds on it)
 
-:func:`lobatto` ``(s)`` -> :class:`Quadrature`
-    nodes ``c`` (s+1,), weights ``w`` (s+1,), the differentiation matrix ``B`` and ``A = w B``.
-:func:`del_residual` ``(model, q0, p0, control, h, s=1, tau=None, t=0.0, method="dense")``
-    -> :class:`DELResidual`:
-    the residual ``r`` (s, nq) of one step at the control points ``control`` (s, nq) =
-    ``q^(k,1..s)``, the next momentum ``p_next`` (nq,), and with ``method="dense"`` the
-    Jacobian ``jacobian = dr/d(control)`` (s nq, s nq); with ``method="recursive"`` the
-    residual comes from O(n) world-frame sweeps and no matrix is formed.
-:func:`newton_direction` ``(residual)`` -> ``-J^-1 r`` (s, nq): a dense LU solve, or for a
-    recursive residual the O(n) elimination over the tree (below), equal to round-off.
-:func:`redmax_edu.integrators.simulate` with ``method="vi2" | "vi4" | "vi6"`` (s = 1, 2, 3;
-    order 2 s), a fixed step ``h`` and ``del_method="recursive"`` (default) or ``"dense"``
-    returns a Trajectory whose ``variational`` attribute is a
-    :class:`VariationalRun`: the step-boundary positions ``q`` and momenta ``p``, the control
-    points of every step, and one :class:`VariationalSolve` per step with its Newton history
-    (scaled residual per iteration, ``iterations``). ``Trajectory.qdot`` is ``M^-1 p``.
-:func:`discrete_momentum` ``(model, q, qdot)`` -> ``p = M(q) qdot`` (nq,);
-:func:`velocity` ``(model, q, p)`` -> ``M(q)^-1 p``;
-:func:`energy` ``(model, q, p)`` -> ``T + V`` at ``(q, M^-1 p)`` (J);
-:func:`momentum_map` ``(model, q, p)`` -> the world-frame spatial momentum (6,) ``(angular about
-    the world origin; linear)`` of a tree whose single root has a 6-coordinate joint:
-    ``h`` with ``xi . h = p . dq(xi)`` for every rigid motion ``xi`` of the whole tree. With no
-    gravity, springs or external joint forces the DEL conserve exactly (discrete Noether
-    theorem) the components whose rigid motion maps the coordinates linearly: the linear
-    momentum (translations shift the root's translation coordinates) and the angular momentum
-    about the root chart's first axis (a shift of the first Euler angle, and a rotation of the
-    translation coordinates). The other angular components are not conserved exactly: rotations
-    about other axes act nonlinearly on Euler angles, so linear interpolation in the coordinates
-    breaks their symmetry (the seed's integrators, interpolating on the Lie group, keep all six).
-    With a translational root the first three entries of ``p`` are the linear momentum.
+- :func:`lobatto` ``(s)`` -> :class:`Quadrature`: nodes ``c`` (s+1,), weights ``w`` (s+1,),
+  the differentiation matrix ``B`` and ``A = w B``.
+- :func:`del_residual` ``(model, q0, p0, control, h, s=1, tau=None, t=0.0, method="dense")``
+  -> :class:`DELResidual`: the residual ``r`` (s, nq) of one step at the control points
+  ``control`` (s, nq) = ``q^(k,1..s)``, the next momentum ``p_next`` (nq,), and with
+  ``method="dense"`` the Jacobian ``jacobian = dr/d(control)`` (s nq, s nq); with
+  ``method="recursive"`` the residual comes from O(n) world-frame sweeps and no matrix is
+  formed.
+- :func:`newton_direction` ``(residual)`` -> ``-J^-1 r`` (s, nq): a dense LU solve, or for a
+  recursive residual the O(n) elimination over the tree (below), equal to round-off.
+- :func:`redmax_edu.integrators.simulate` with ``method="vi2" | "vi4" | "vi6"`` (s = 1, 2, 3;
+  order 2 s), a fixed step ``h`` and ``del_method="recursive"`` (default) or ``"dense"``
+  returns a Trajectory whose ``variational`` attribute is a :class:`VariationalRun`: the
+  step-boundary positions ``q`` and momenta ``p``, the control points of every step, and one
+  :class:`VariationalSolve` per step with its Newton history (scaled residual per iteration,
+  ``iterations``). ``Trajectory.qdot`` is ``M^-1 p``.
+- :func:`discrete_momentum` ``(model, q, qdot)`` -> ``p = M(q) qdot`` (nq,);
+  :func:`velocity` ``(model, q, p)`` -> ``M(q)^-1 p``; :func:`energy` ``(model, q, p)`` ->
+  ``T + V`` at ``(q, M^-1 p)`` (J).
+- :func:`momentum_map` ``(model, q, p)`` -> the world-frame spatial momentum (6,), angular
+  about the world origin then linear, of a tree whose single root has a 6-coordinate joint:
+  ``h`` with ``xi . h = p . dq(xi)`` for every rigid motion ``xi`` of the whole tree. With no
+  gravity, springs or external joint forces the DEL conserve exactly (discrete Noether
+  theorem) the components whose rigid motion maps the coordinates linearly: the linear
+  momentum (translations shift the root's translation coordinates) and the angular momentum
+  about the root chart's first axis (a shift of the first Euler angle, and a rotation of the
+  translation coordinates). The other angular components are not conserved exactly: rotations
+  about other axes act nonlinearly on Euler angles, so linear interpolation in the coordinates
+  breaks their symmetry (the seed's integrators, interpolating on the Lie group, keep all six).
+  With a translational root the first three entries of ``p`` are the linear momentum.
 
 **Scope: which joints, which forces**
 
@@ -78,6 +78,10 @@ Forces covered: gravity (through the potential ``V = -sum_i m_i g . p_i``), join
 (the discrete forcing of Proposition 1). Body damping, the extra forces of ``model.forces``,
 deformable bodies, constraints and friction are refused with a ValueError naming them.
 Charts are not switched: a joint reaching a singular chart raises a ValueError naming it.
+Newton takes full steps from the predictor ``q_k + c h qdot_k``, with no line search (unlike
+:mod:`redmax_edu.implicit`): on fast tumbling or very thin bodies at a large step it can
+diverge, which ends the run with a SimulationError naming the step and asking for a smaller
+``h``.
 
 **Derivatives**
 
@@ -644,13 +648,12 @@ def newton_direction(residual):
     the O(n) elimination over the tree (a backward pass expressing every subtree's spatial
     momentum and gravity variations in its joint's parent's, a forward pass recovering the
     coordinates: Seed 003, Algorithms B.1-B.2 as reconstructed in the module docstring).
+    Taught in book/05_variational/.
 
     Raises
     ------
     ValueError
         If the Jacobian (or a joint's block of it) is singular.
-
-    Taught in book/05_variational/.
     """
     if not isinstance(residual, DELResidual):
         raise ValueError(f"argument 'residual' must be a DELResidual, got {type(residual).__name__}")

@@ -1,6 +1,6 @@
 """Claims of the pages of book/05_variational (seed 003: variational integrators).
 
-Library-level claims live in tests/claims/test_ch4_variational.py and the unit tests, and are not
+Library-level claims live in tests/claims/test_ch5_variational.py and the unit tests, and are not
 repeated here: the observed orders 2, 4, 6 of the three-rod step sweep that 5.1 shows (the same
 scene, sweeps and tolerance), the DEL Jacobian against central differences (5.1's check cell),
 and the recursive residual, Newton direction and runs equal to the dense ones (5.2's check
