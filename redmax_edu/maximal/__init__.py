@@ -14,5 +14,7 @@ quantities are body-major vectors of length ``6 n``.
   per component, prescribed velocities eliminated (ArtiSynth notes §0.17-0.21).
 * :mod:`.pivoting`: a mixed LCP reduced to an LCP, principal pivoting with columns on demand
   (ArtiSynth notes §0.7-0.8).
+* :mod:`.random_problems`: the random KKT systems, contact steps and friction-cone LCPs the
+  appendix pages and their tests check solvers on.
 * :mod:`.simulate`: explicit, symplectic and linearly implicit Euler steps (§1.8).
 """

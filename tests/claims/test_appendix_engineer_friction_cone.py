@@ -7,6 +7,7 @@ import pytest
 
 from redmax_edu.deformable import DeformableSpring
 from redmax_edu.maximal.pivoting import lemke, principal_pivoting
+from redmax_edu.maximal.random_problems import random_friction_cone_lcp
 from redmax_edu.maximal.solve import contact_qp
 from redmax_edu.particles import METHODS, ParticleChain, chain_step, friction_directions, simulate_chain
 
@@ -18,23 +19,6 @@ AT_REST = np.zeros((2, 3))
 def incline(angle, mu=MU, directions=4):
     return ParticleChain(PAIR, gravity=G_EARTH * np.array([np.sin(angle), 0.0, -np.cos(angle)]), floor=0.0,
                          mu=mu, friction="cone", directions=directions)
-
-
-def friction_cone_lcp(rng, contacts, directions, mu=0.5):
-    """The page's generator."""
-    m = 3 * contacts
-    B = rng.standard_normal((m, m))
-    normals = rng.standard_normal((contacts, m))
-    angles = 2 * np.pi * np.arange(directions) / directions  # each contact's directions: a polygon in
-    t1, t2 = rng.standard_normal((2, contacts, m))  # a random tangent plane
-    tangents = np.cos(angles)[None, :, None] * t1[:, None] + np.sin(angles)[None, :, None] * t2[:, None]
-    rows = np.vstack([normals, tangents.reshape(-1, m)])
-    n = len(rows)
-    E = np.kron(np.eye(contacts), np.ones((directions, 1)))
-    L = np.zeros((n + contacts, n + contacts))
-    L[:n, :n] = rows @ np.linalg.solve(B @ B.T + np.eye(m), rows.T)
-    L[contacts:n, n:], L[n:, :contacts], L[n:, contacts:n] = E, mu * np.eye(contacts), -E.T
-    return L, np.concatenate([rng.standard_normal(n), np.zeros(contacts)])
 
 
 def defect(L, q, z):
@@ -49,7 +33,7 @@ def test_lemke_solves_all_principal_pivoting_fails_on_more_than_half(seed):
     rng = np.random.default_rng(seed)
     worst, failed = 0.0, 0
     for _ in range(100):
-        L, q = friction_cone_lcp(rng, rng.integers(1, 4), rng.integers(3, 9))
+        L, q = random_friction_cone_lcp(rng, rng.integers(1, 4), rng.integers(3, 9))
         worst = max(worst, defect(L, q, lemke(L, q).z))
         try:
             failed += defect(L, q, principal_pivoting(L, q, max_pivots=200).z) > 1e-8
@@ -60,7 +44,7 @@ def test_lemke_solves_all_principal_pivoting_fails_on_more_than_half(seed):
 
 def test_the_lcp_matrix_is_copositive_but_not_a_p_matrix(rng):
     """'the matrix is not a P-matrix', 'still copositive'."""
-    L, _ = friction_cone_lcp(rng, 2, 4)
+    L, _ = random_friction_cone_lcp(rng, 2, 4)
     assert np.linalg.det(L[-2:, -2:]) == 0  # a principal minor that is zero
     z = rng.random((1000, len(L)))
     assert np.einsum("ij,jk,ik->i", z, L, z).min() >= -1e-12

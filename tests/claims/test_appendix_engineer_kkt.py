@@ -5,18 +5,8 @@ import numpy as np
 import pytest
 from scipy.linalg import null_space
 
+from redmax_edu.maximal.random_problems import random_kkt
 from redmax_edu.maximal.solve import constraint_projections, contact_qp, kkt_solve
-
-
-def random_kkt(rng, m=9, k=4, semidefinite=False):
-    """The page's generator."""
-    B = rng.standard_normal((m, m))
-    M = B @ B.T + np.eye(m)
-    G = rng.standard_normal((k, m))
-    if semidefinite:
-        U = null_space(np.linalg.svd(G)[2][:2])
-        M = U @ (U.T @ M @ U) @ U.T
-    return M, rng.standard_normal(m), G, rng.standard_normal(k)
 
 
 def gap(a, b):

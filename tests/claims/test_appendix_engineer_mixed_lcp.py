@@ -5,19 +5,8 @@ import numpy as np
 import pytest
 
 from redmax_edu.maximal.pivoting import mixed_lcp_to_lcp, principal_pivoting, solve_mixed_lcp
+from redmax_edu.maximal.random_problems import random_contact_step
 from redmax_edu.maximal.solve import contact_qp
-
-
-def random_step(rng, m, p, k, violated):
-    """The page's generator: k candidate contacts, `violated` of them pushed into."""
-    B = rng.standard_normal((m, m))
-    M = B @ B.T + m * np.eye(m)
-    f, G, g, N = 5 * rng.standard_normal(m), rng.standard_normal((p, m)), rng.standard_normal(p), \
-        rng.standard_normal((k, m))
-    x_free = mixed_lcp_to_lcp(M, f, G, g, N, np.zeros(k))[2](np.zeros(k))[0]
-    gap = rng.uniform(0.1, 1.0, k)
-    gap[rng.choice(k, violated, replace=False)] *= -1
-    return M, f, G, g, N, N @ x_free - gap
 
 
 def relative_gap(a, b):
@@ -27,7 +16,7 @@ def relative_gap(a, b):
 def test_projections_and_the_reduced_matrix(rng):
     """'L = N M^-1 P_f N^T', 'symmetric and positive definite', 'P_v = P_f^T', 'G P_v x = 0', to 1e-12."""
     for _ in range(10):
-        M, f, G, g, N, n = random_step(rng, 12, 3, 6, 3)
+        M, f, G, g, N, n = random_contact_step(rng, 12, 3, 6, 3)
         L, q, _ = mixed_lcp_to_lcp(M, f, G, g, N, n)
         Minv = np.linalg.inv(M)
         S = G @ Minv @ G.T
@@ -47,7 +36,7 @@ def test_pivoting_agrees_with_contact_qp_on_100_random_problems(seed):
     worst = 0.0
     for m, p, k in [(8, 2, 3), (12, 3, 6), (20, 4, 10), (30, 6, 20)]:
         for _ in range(25):
-            problem = random_step(rng, m, p, k, violated=rng.integers(1, k + 1))
+            problem = random_contact_step(rng, m, p, k, violated=rng.integers(1, k + 1))
             mine, qp = solve_mixed_lcp(*problem), contact_qp(*problem)
             worst = max(worst, relative_gap(mine.x, qp.phi), relative_gap(mine.lam, qp.lam_G),
                         relative_gap(mine.z, qp.alpha))
@@ -66,7 +55,7 @@ def test_on_demand_averages_under_7_solves_none_above_16_while_all_columns_cost_
         for k in (6, 12, 24, 48):
             solves = []
             for _ in range(20):
-                problem = random_step(rng, m=60, p=6, k=k, violated=3)
+                problem = random_contact_step(rng, m=60, p=6, k=k, violated=3)
                 a, b = solve_mixed_lcp(*problem), solve_mixed_lcp(*problem, on_demand=False)
                 assert np.array_equal(a.z, b.z)
                 assert b.solves == k + 1

@@ -16,6 +16,7 @@ from scipy.linalg import null_space
 from redmax_edu.lie import exp_se3
 from redmax_edu.maximal.body import RigidBody
 from redmax_edu.maximal.constraints import GroundContact, Joint
+from redmax_edu.maximal.random_problems import random_kkt
 from redmax_edu.maximal.solve import (
     check_independent_rows,
     constraint_projections,
@@ -301,18 +302,6 @@ def test_pgs_contact_box_friction_stays_within_mu_alpha(rng):
 
 
 # --- The general KKT solve and the constraint projections (ArtiSynth notes §0.5-0.6) ---------------
-
-
-def random_kkt(rng, m=9, k=4, semidefinite=False):
-    """A mass matrix (singular on 2 coordinates if asked, but positive definite on G's null space),
-    constraint rows, and right-hand sides."""
-    B = rng.standard_normal((m, m))
-    M = B @ B.T + np.eye(m)
-    G = rng.standard_normal((k, m))
-    if semidefinite:  # no mass along two directions of G's row space: the constraints hold them
-        U = null_space(np.linalg.svd(G)[2][:2])
-        M = U @ (U.T @ M @ U) @ U.T
-    return M, rng.standard_normal(m), G, rng.standard_normal(k)
 
 
 def dense_kkt(M, b, G, r, C=None):

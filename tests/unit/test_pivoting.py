@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from redmax_edu.maximal.pivoting import lemke, mixed_lcp_to_lcp, principal_pivoting, solve_mixed_lcp
+from redmax_edu.maximal.random_problems import random_friction_cone_lcp
 
 
 def random_problem(rng, m=10, p=3, k=5):
@@ -97,26 +98,6 @@ def test_bad_input_gets_a_value_error_naming_it(call, words):
 # --- Lemke's method (for the friction-cone LCP of notes §0.10) -------------------------------------
 
 
-def friction_cone_lcp(rng, contacts, directions, mu=0.5):
-    """The shape of the Anitescu-Stewart LCP: [[N; D] A^-1 [N; D]^T, E; mu, -E^T, 0]."""
-    m = 3 * contacts
-    B = rng.standard_normal((m, m))
-    Ainv = np.linalg.inv(B @ B.T + np.eye(m))
-    normals = rng.standard_normal((contacts, m))
-    angles = 2 * np.pi * np.arange(directions) / directions  # each contact's directions: a polygon in
-    t1, t2 = rng.standard_normal((2, contacts, m))  # a random tangent plane
-    tangents = np.cos(angles)[None, :, None] * t1[:, None] + np.sin(angles)[None, :, None] * t2[:, None]
-    rows = np.vstack([normals, tangents.reshape(-1, m)])
-    n = len(rows)
-    E = np.kron(np.eye(contacts), np.ones((directions, 1)))
-    L = np.zeros((n + contacts, n + contacts))
-    L[:n, :n] = rows @ Ainv @ rows.T
-    L[contacts:n, n:] = E
-    L[n:, :contacts] = mu * np.eye(contacts)
-    L[n:, contacts:n] = -E.T
-    return L, np.concatenate([rng.standard_normal(n), np.zeros(contacts)])
-
-
 def complementarity_defect(L, q, z):
     w = L @ z + q
     return max(-z.min(initial=0.0), -w.min(initial=0.0), abs(z @ w))
@@ -133,7 +114,7 @@ def test_lemke_agrees_with_principal_pivoting_on_positive_definite_lcps(rng):
 def test_lemke_solves_friction_cone_lcps_that_principal_pivoting_cannot(rng):
     failures = 0
     for _ in range(100):
-        L, q = friction_cone_lcp(rng, int(rng.integers(1, 4)), int(rng.integers(3, 9)))
+        L, q = random_friction_cone_lcp(rng, int(rng.integers(1, 4)), int(rng.integers(3, 9)))
         sol = lemke(L, q)
         assert complementarity_defect(L, q, sol.z) < 1e-9
         assert np.allclose(sol.w, L @ sol.z + q)
@@ -146,7 +127,7 @@ def test_lemke_solves_friction_cone_lcps_that_principal_pivoting_cannot(rng):
 
 def test_the_complementarity_check_catches_a_wrong_answer(rng):
     """Mutant: the active impulses nudged by 1e-3."""
-    L, q = friction_cone_lcp(rng, 2, 4)
+    L, q = random_friction_cone_lcp(rng, 2, 4)
     z = lemke(L, q).z
     assert complementarity_defect(L, q, z) < 1e-10
     assert complementarity_defect(L, q, z + 1e-3 * (z > 0)) > 1e-6
