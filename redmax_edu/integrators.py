@@ -49,7 +49,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._validate import as_real, check_count
+from ._validate import as_index, as_real, check_count
 from .constraints import DEFAULT_BAUMGARTE, check_baumgarte, check_constraint_set, constraint_rows
 from .contact import _frictional_euler_step
 from .dynamics import SingularMassMatrixError, _energies, _euler_step, _forward_dynamics
@@ -61,7 +61,7 @@ from .variational import SCHEMES as VARIATIONAL_SCHEMES
 from .variational import VariationalRun, _integrate_variational
 
 __all__ = ["METHODS", "ODE_ACCELERATIONS", "SimulationError", "Trajectory", "simulate",
-           "DEFAULT_SAMPLE_DT", "DIVERGED"]
+           "DEFAULT_SAMPLE_DT", "DIVERGED", "OrderStudy", "reference_run", "observed_order"]
 
 #: Joint accelerations ``qddot = f(model, q, qdot, tau)`` of the methods that hand the
 #: equations of motion to an ODE solver, called with a checked state (float arrays of shape
@@ -613,3 +613,82 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
         grid = np.append(inner[inner < t1 - _GRID_RTOL * dt], t1)
     return _integrate_ode(model, q, qdot, t0, t1, grid, tau_fn, ODE_ACCELERATIONS[method], rtol, atol,
                           max_step, bool(progress), bool(reparameterize), int(max_steps), method, baumgarte)
+
+
+@dataclass
+class OrderStudy:
+    """Fixed-step runs of one method against a tight RK45 reference: errors and observed order.
+
+    ``steps`` (s) and ``errors`` (the largest entry of ``|q - q_ref|`` and ``|qdot - qdot_ref|``
+    at the end time, rad or m and per second) have one entry per run; ``order`` is the slope of
+    ``log(error)`` against ``log(h)`` over the last ``fitted`` runs.
+    """
+
+    method: str
+    steps: np.ndarray
+    errors: np.ndarray
+    order: float
+    fitted: int
+
+
+def reference_run(model, q0, qdot0, t_end, *, rtol=1e-12, atol=1e-13):
+    """The end state of an RK45 run at tight tolerances, the yardstick of :func:`observed_order`."""
+    return simulate(model, q0, qdot0, (0.0, t_end), rtol=rtol, atol=atol, sample_dt=t_end)
+
+
+def observed_order(model, q0, qdot0, t_end, method, steps, *, reference=None, fit=None, **options):
+    """Run ``method`` from ``(q0, qdot0)`` over ``[0, t_end]`` with each step ``h`` in ``steps``.
+
+    Parameters
+    ----------
+    model, q0, qdot0 : Model, array_like (nq,), array_like (nq,)
+        As for :func:`simulate`.
+    t_end : float
+        The time the errors are measured at (s); a whole number of every step.
+    method : str
+        A fixed-step method of :func:`simulate` (``"euler"``, ``"bdf1"``, ..., ``"vi6"``).
+    steps : sequence of float
+        At least two steps (s), largest first.
+    reference : Trajectory, optional
+        A run ending at ``t_end`` to measure against (default :func:`reference_run`): pass one
+        to share it between methods.
+    fit : int, optional
+        Fit the slope over the last ``fit`` steps only (default all), where the error has
+        reached its asymptotic regime.
+    **options
+        Passed on to :func:`simulate` (``newton_tol``, ``tau``, ...).
+
+    Returns
+    -------
+    OrderStudy
+
+    Examples
+    --------
+    >>> from redmax_edu.scenes import hanging_chain
+    >>> rods = hanging_chain(2, length=1.0)
+    >>> study = observed_order(rods, [0.5, -0.3], [0.0, 0.0], 0.2, "bdf1", [0.004, 0.002, 0.001])
+    >>> bool(abs(study.order - 1.0) < 0.15)
+    True
+
+    Taught in book/03_differentiable/04_implicit_integrators and book/05_variational/.
+    """
+    if method in ODE_ACCELERATIONS or method not in METHODS:
+        raise ValueError(f"argument 'method' must be a fixed-step method of simulate "
+                         f"({', '.join(m for m in METHODS if m not in ODE_ACCELERATIONS)}), got {method!r}")
+    steps = as_real(steps, None, "steps")
+    if steps.ndim != 1 or len(steps) < 2 or np.any(steps <= 0) or np.any(np.diff(steps) >= 0):
+        raise ValueError(f"argument 'steps' must hold at least two positive steps, largest first, got "
+                         f"{steps.tolist()}")
+    fitted = len(steps) if fit is None else as_index(fit, "fit", 2)
+    if fitted > len(steps):
+        raise ValueError(f"argument 'fit' is {fitted}, but 'steps' holds only {len(steps)} steps")
+    ref = reference_run(model, q0, qdot0, t_end) if reference is None else reference
+    if not isinstance(ref, Trajectory) or abs(ref.t[-1] - t_end) > _GRID_RTOL * t_end:
+        raise ValueError(f"argument 'reference' must be a Trajectory ending at t_end = {t_end:g} s")
+    errors = []
+    for h in steps:
+        run = simulate(model, q0, qdot0, (0.0, t_end), method, h=h, sample_dt=t_end, **options)
+        errors.append(np.abs(np.r_[run.q[-1] - ref.q[-1], run.qdot[-1] - ref.qdot[-1]]).max())
+    errors = np.array(errors)
+    order = float(np.polyfit(np.log(steps[-fitted:]), np.log(errors[-fitted:]), 1)[0])
+    return OrderStudy(method, steps, errors, order, fitted)

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import redmax_edu.implicit as implicit
-from redmax_edu.integrators import simulate
+from redmax_edu.integrators import observed_order, reference_run, simulate
 from redmax_edu.scenes import hanging_chain
 
 ROD_CHAIN = hanging_chain(3, length=1.0)
@@ -40,21 +40,17 @@ CHAIN_Q0 = np.r_[0.8, np.full(9, 0.1)]
 
 @cache
 def _reference(T=0.5):
-    return simulate(ROD_CHAIN, Q0, np.zeros(3), (0.0, T), rtol=1e-12, atol=1e-13, sample_dt=T)
+    return reference_run(ROD_CHAIN, Q0, np.zeros(3), T)
 
 
-def observed_order(scheme, T=0.5):
-    ref = _reference(T)
-    errors = []
-    for h in SWEEPS[scheme]:
-        tr = simulate(ROD_CHAIN, Q0, np.zeros(3), (0.0, T), scheme, h=h, sample_dt=T)
-        errors.append(np.abs(np.r_[tr.q[-1] - ref.q[-1], tr.qdot[-1] - ref.qdot[-1]]).max())
-    return float(np.polyfit(np.log(SWEEPS[scheme]), np.log(errors), 1)[0])
+def observed_order_of(scheme, T=0.5):
+    study = observed_order(ROD_CHAIN, Q0, np.zeros(3), T, scheme, SWEEPS[scheme], reference=_reference(T))
+    return study.order
 
 
 @pytest.mark.parametrize("scheme", list(ORDERS))
 def test_observed_order_of_each_scheme(scheme):
-    assert abs(observed_order(scheme) - ORDERS[scheme]) < 0.15
+    assert abs(observed_order_of(scheme) - ORDERS[scheme]) < 0.15
 
 
 def test_bdf2_keeps_the_energy_of_a_conservative_chain_better_than_bdf1():

@@ -30,7 +30,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from redmax_edu.integrators import simulate
+from redmax_edu.integrators import observed_order, reference_run, simulate
 from redmax_edu.joints import Free3DEuler, Revolute
 from redmax_edu.lie import random_transform
 from redmax_edu.model import Body, Model
@@ -48,23 +48,18 @@ ORDERS = {"vi2": 2.0, "vi4": 4.0, "vi6": 6.0}
 
 @cache
 def _reference(T=0.5):
-    return simulate(ROD_CHAIN, Q0, np.zeros(3), (0.0, T), rtol=1e-12, atol=1e-13, sample_dt=T)
+    return reference_run(ROD_CHAIN, Q0, np.zeros(3), T)
 
 
-def observed_order(scheme, T=0.5):
+def observed_order_of(scheme, T=0.5):
     """The slope of log error against log h over the last two halvings of the sweep."""
-    ref = _reference(T)
-    errors = []
-    for h in SWEEPS[scheme]:
-        tr = simulate(ROD_CHAIN, Q0, np.zeros(3), (0.0, T), scheme, h=h, sample_dt=T, newton_tol=TIGHT)
-        errors.append(np.abs(np.r_[tr.q[-1] - ref.q[-1], tr.qdot[-1] - ref.qdot[-1]]).max())
-    hs = SWEEPS[scheme][-3:]
-    return float(np.polyfit(np.log(hs), np.log(errors[-3:]), 1)[0])
+    return observed_order(ROD_CHAIN, Q0, np.zeros(3), T, scheme, SWEEPS[scheme], reference=_reference(T),
+                          fit=3, newton_tol=TIGHT).order
 
 
 @pytest.mark.parametrize("scheme", list(ORDERS))
 def test_observed_order_of_each_quadrature(scheme):
-    assert abs(observed_order(scheme) - ORDERS[scheme]) < 0.2
+    assert abs(observed_order_of(scheme) - ORDERS[scheme]) < 0.2
 
 
 def free_chain():

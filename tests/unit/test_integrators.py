@@ -270,3 +270,22 @@ def test_exponential_coordinates_are_reparameterised_and_the_motion_stays_the_sa
     # approximately, so compare the spin angle, which Euler keeps exactly for this symmetric motion)
     tol = 1e-6 if method == "rk45" else 1e-9
     np.testing.assert_allclose(on.E_wi[:, 0, :3, :3], off.E_wi[:, 0, :3, :3], atol=tol)
+
+
+def test_observed_order_fits_the_last_runs_and_refuses_bad_sweeps():
+    from redmax_edu.integrators import observed_order, reference_run
+    from redmax_edu.scenes import hanging_chain
+
+    rods, q0, v0 = hanging_chain(2, length=1.0), np.array([0.5, -0.3]), np.zeros(2)
+    ref = reference_run(rods, q0, v0, 0.2)
+    study = observed_order(rods, q0, v0, 0.2, "bdf1", [0.004, 0.002, 0.001], reference=ref, fit=2)
+    h, e = study.steps, study.errors
+    assert study.fitted == 2 and len(e) == 3 and np.all(np.diff(e) < 0)
+    assert study.order == pytest.approx(np.log(e[-1] / e[-2]) / np.log(h[-1] / h[-2]), rel=1e-12)
+    assert abs(study.order - 1.0) < 0.15
+    for kwargs, name in [({"method": "rk45"}, "method"), ({"steps": [0.01]}, "steps"),
+                         ({"steps": [0.005, 0.01]}, "steps"), ({"steps": [0.01, -0.005]}, "steps"),
+                         ({"fit": 4}, "fit"), ({"fit": 1}, "fit"), ({"reference": rods}, "reference")]:
+        args = {"method": "bdf1", "steps": [0.01, 0.005, 0.0025], "reference": ref, **kwargs}
+        with pytest.raises(ValueError, match=f"'{name}'"):
+            observed_order(rods, q0, v0, 0.2, **args)
