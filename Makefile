@@ -1,5 +1,5 @@
 # The two commands of the README:
-#   make book   set up .venv and the widget JavaScript, build the HTML book (offline, strict)
+#   make book   set up .venv and the book's plotly.js, build the HTML book (offline, strict)
 #   make test   the same set-up, then every test tier
 # Other targets: make refresh (re-execute the notebooks), make clean, and for the classroom
 # assignments (they install the grading extra, otter-grader): make exercises (student and
@@ -9,7 +9,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-WIDGET_JS := _offline_static/widgets/embed-amd.js
+PLOTLY_JS := _offline_static/plotly/plotly.min.js
 
 # Deterministic numerics under test: single-threaded BLAS, fixed hashing; the env's kernel.
 export OMP_NUM_THREADS=1
@@ -27,7 +27,7 @@ ok_if_empty = status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
 
 .PHONY: book test setup build refresh lint clean bench exercises grade grading-tools
 
-setup: $(STAMP) $(WIDGET_JS)
+setup: $(STAMP) $(PLOTLY_JS)
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,8 +49,7 @@ grading-tools: $(STAMP)
 	@$(MAKE) --no-print-directory $(GRADING) || echo "make test: the grading extra could not be \
 	installed; the tests that generate and grade the assignments will be skipped"
 
-$(WIDGET_JS): package.json package-lock.json $(STAMP)
-	npm ci --no-audit --no-fund --loglevel=error
+$(PLOTLY_JS): $(STAMP)
 	$(BIN)/python tools/vendor_js.py
 
 build: setup

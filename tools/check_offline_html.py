@@ -4,8 +4,8 @@
 
 Scans every HTML page for ``<script src=...>`` and ``<link href=...>`` (stylesheets,
 preloads, module preloads) pointing at ``http://`` or ``https://``, and checks that the
-local assets the pages rely on (MathJax, require.js, the widget manager) were copied
-into the build, and that every page with a plotly figure loads the book's own plotly.js.
+local assets the pages rely on (MathJax, plotly.js) were copied into the build, and that
+every page with a plotly figure loads the book's own plotly.js.
 Exits with status 1 and lists the offenders otherwise.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 REMOTE_SCRIPT = re.compile(r"<script\b[^>]*\bsrc\s*=\s*[\"']?(https?:)?//", re.I)
 REMOTE_LINK = re.compile(r"<link\b[^>]*\bhref\s*=\s*[\"']?(https?:)?//[^>]*>", re.I)
-LOCAL_ASSETS = ("_static/widgets/require.js", "_static/widgets/embed-amd.js", "_static/plotly/plotly.min.js")
+LOCAL_ASSETS = ("_static/plotly/plotly.min.js",)
 LOCAL_PLOTLY = re.compile(r"<script\b[^>]*\bsrc\s*=\s*[\"'][./]*_static/plotly/plotly\.min\.js", re.I)
 
 

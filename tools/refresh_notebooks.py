@@ -3,9 +3,10 @@
     python tools/refresh_notebooks.py                 # every notebook of the book and exercises
     python tools/refresh_notebooks.py book/01_maximal/05_adjoint.ipynb
 
-Timing metadata is not recorded and the widget state is stored, so that the built HTML
-shows the widgets. Plotly figures are stored without plotly.js, which the built page
-supplies (REDMAX_EDU_PLOTLY=page). BLAS runs single-threaded, as under test, so that the stored outputs
+Timing metadata is not recorded and the widget state is stored, so that Jupyter shows a
+notebook's widgets before it is run (the built pages leave them out: book/_ext/book_assets.py).
+Plotly figures are stored without plotly.js, which the built page supplies
+(REDMAX_EDU_PLOTLY=page). BLAS runs single-threaded, as under test, so that the stored outputs
 are what ``pytest --nbval`` reproduces. Long runs are not shortened here (fast mode off).
 Each refreshed notebook's text twin (tools/sync_twins.py) is rewritten too.
 """

@@ -3,9 +3,16 @@
 * plotly.js is served from the book (``_static/plotly/plotly.min.js``, copied there by
   tools/vendor_js.py) and added to exactly the pages that contain a plotly figure; the
   notebooks store their figures without the 4.7 MB library (see
-  ``redmax_edu.viz.interactive.use_offline_renderer``). It must load before require.js:
-  after it, plotly's UMD wrapper registers an anonymous AMD module instead of defining
-  ``window.Plotly``.
+  ``redmax_edu.viz.interactive.use_offline_renderer``). Were require.js ever on a page
+  again, plotly.js would have to load before it: after it, plotly's UMD wrapper registers an
+  anonymous AMD module instead of defining ``window.Plotly`` (hence its early priority).
+* No page loads the ipywidgets manager. The live layer of every explorer needs a kernel,
+  which a published page does not have (a widget there moves its sliders and redraws
+  nothing), so its cell is tagged ``remove-output`` and the page shows a kernel-free view
+  instead. The notebooks keep their widget state for Jupyter, which myst-nb would copy into
+  every page that has one (up to 0.1 MB each) together with the manager's 3.5 MB of
+  JavaScript; the state is dropped here, the manager is not configured (``nb_ipywidgets_js``
+  is empty in _config.yml), and a page that shows a widget after all is a build warning.
 * Inline configuration scripts that Jupyter Book's extensions add twice to every page are
   kept once: sphinx-thebe's ``const THEBE_JS_URL = ...``, declared twice, is a JavaScript
   error in every reader's console.
@@ -32,6 +39,10 @@
 
 from pathlib import Path
 
+from sphinx.util import logging
+
+LOGGER = logging.getLogger(__name__)
+
 PLOTLY_JS = "plotly/plotly.min.js"
 #: combined MathJax bundles and the node entry point: never fetched by another bundle
 MATHJAX_BUNDLES = ("tex-chtml.js", "tex-chtml-full.js", "tex-chtml-full-speech.js", "tex-mml-chtml.js",
@@ -46,6 +57,19 @@ MATHJAX_SPEECH_KEPT = ("base", "en", "nemeth")
 def add_plotly_where_used(app, pagename, templatename, context, doctree):
     if "plotly-graph-div" in context.get("body", ""):
         app.add_js_file(PLOTLY_JS, priority=200)
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def leave_out_widgets(app, pagename, templatename, context, doctree):
+    if WIDGET_VIEW in context.get("body", ""):
+        LOGGER.warning(f"{pagename}: shows a live ipywidget, which a page without a kernel cannot run; "
+                       "tag its cell remove-output and show a kernel-free view (a player) instead")
+    scripts = context.get("script_files")
+    if scripts:
+        scripts[:] = [js for js in scripts if getattr(js, "attributes", {}).get("type") != WIDGET_STATE]
 
 
 def drop_repeated_inline_scripts(app, pagename, templatename, context, doctree):
@@ -123,6 +147,7 @@ def setup(app):
         app.connect("autodoc-process-docstring", remember_constant_docstring, priority=400)
         app.connect("autodoc-process-docstring", restore_constant_docstring, priority=600)
     app.connect("html-page-context", add_plotly_where_used)
+    app.connect("html-page-context", leave_out_widgets, priority=900)
     # after sphinx-mathjax-offline's copy, which runs at the default priority 500
     app.connect("build-finished", drop_unused_mathjax_bundles, priority=900)
     app.connect("build-finished", drop_source_maps, priority=900)

@@ -57,3 +57,24 @@ def test_truetype_fonts_go_only_where_a_woff2_twin_stays(tmp_path):
     assert len(list(fonts.iterdir())) == 4
     book_assets.drop_font_fallbacks(app, None)
     assert sorted(p.name for p in fonts.iterdir()) == ["brands.ttf", "only.ttf", "solid.woff2"]
+
+
+def script(type_=None, filename=None):
+    return SimpleNamespace(filename=filename, attributes={"type": type_} if type_ else {})
+
+
+def test_widget_state_is_dropped_from_every_page_and_other_scripts_stay(caplog):
+    scripts = [script(filename="_static/scripts/bootstrap.js"), script(type_=book_assets.WIDGET_STATE),
+               script(type_="text/javascript")]
+    context = {"body": "<p>a page whose explorer cell shows its code only</p>", "script_files": scripts}
+    book_assets.leave_out_widgets(None, "book/01_maximal/02_velocity", "page.html", context, None)
+    assert [js.attributes.get("type") for js in context["script_files"]] == [None, "text/javascript"]
+    assert not caplog.records
+
+
+def test_a_page_that_shows_a_widget_is_a_build_warning_naming_it(caplog):
+    body = f'<script type="{book_assets.WIDGET_VIEW}">{{"model_id": "1"}}</script>'
+    book_assets.leave_out_widgets(None, "book/05_variational/03_explorer", "page.html",
+                                  {"body": body, "script_files": []}, None)
+    assert any("book/05_variational/03_explorer: shows a live ipywidget" in r.getMessage()
+               for r in caplog.records)
