@@ -266,10 +266,12 @@ class JacobianDerivatives:
 
 
 def _joint_derivatives(body, q, qdot):
-    """``(dA/dq, dS/dq, dAdot/dq, dSdot/dq)`` of a body's joint (§3.2, :meth:`Joint.derivatives`);
-    the last two None without qdot. A chart at its singularity is refused with the body named."""
+    """``(dA/dq, dS/dq, dAdot/dq, dSdot/dq)`` of a body's joint (§3.2, :meth:`Joint.derivatives`),
+    ``dA/dq`` and ``dAdot/dq`` with the derivative index first, (ndof, 6, 6); the last two None
+    without qdot. A chart at its singularity is refused with the body named."""
+    joint = body.joint
     try:
-        return body.joint.derivatives(q, qdot)
+        return joint._derivatives(joint._refuse_singular(q), qdot)
     except ValueError as err:
         raise ValueError(f"body {body.name!r}: {err}") from None
 
@@ -353,7 +355,6 @@ def fill_jacobian_derivatives(model, kin, q, qdot=None):
         moves = body.joint.ndof > 0
         if moves:                                                    # line 2: the joint's quantities (§3.2)
             dA, dS, dAdot, dSdot = _joint_derivatives(body, q[s], None if qdot is None else qdot[s])
-            dA = np.moveaxis(dA, -1, 0)                              # slices first, (ndof, 6, 6), for matmul
         if p >= 0:
             dJ[i] = (A_ip[i] @ dJ[p].reshape(6, -1)).reshape(6, nq, nq)                  # line 18
             if moves:
@@ -362,7 +363,7 @@ def fill_jacobian_derivatives(model, kin, q, qdot=None):
             if with_rate and moves:
                 A_dot = adjoint_unchecked(Q[i]) @ ad_unchecked(kin.S[i] @ qdot[s])      # Adot = A ad(S qdot)
                 Adot_ip = left[i] @ A_dot @ right[i]                                     # Eq. (3.13)
-                inner = np.moveaxis(dAdot, -1, 0) - dA @ (A_inv[i] @ A_dot) - (A_dot @ A_inv[i]) @ dA
+                inner = dAdot - dA @ (A_inv[i] @ A_dot) - (A_dot @ A_inv[i]) @ dA
                 dAdot_ip = left[i] @ inner @ right[i]                                    # Eq. (3.14)
                 dJd[i] = (A_ip[i] @ dJd[p].reshape(6, -1)
                           + Adot_ip @ dJ[p].reshape(6, -1)).reshape(6, nq, nq)           # line 19
@@ -370,9 +371,9 @@ def fill_jacobian_derivatives(model, kin, q, qdot=None):
             elif with_rate:                                          # a fixed joint: Adot(E_i_p) = 0
                 dJd[i] = (A_ip[i] @ dJd[p].reshape(6, -1)).reshape(6, nq, nq)
         if moves:
-            dJ[i][:, s, s] = np.einsum("ab,bjk->ajk", A_ij[i], dS)                       # line 5
+            dJ[i][:, s, s] = (A_ij[i] @ dS.reshape(6, -1)).reshape(dS.shape)             # line 5
             if with_rate:
-                dJd[i][:, s, s] = np.einsum("ab,bjk->ajk", A_ij[i], dSdot)               # line 6
+                dJd[i][:, s, s] = (A_ij[i] @ dSdot.reshape(6, -1)).reshape(dSdot.shape)  # line 6
     shape = (6 * n, nq, nq)
     return JacobianDerivatives(J, dJ.reshape(shape), Jdot, None if dJd is None else dJd.reshape(shape))
 
