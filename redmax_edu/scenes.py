@@ -162,12 +162,12 @@ _VELOCITY_LEVEL = ("Prescribed motion at the velocity level asks for G qdot1 = w
                    "with the position error g at the start of the step (the writeup's Eq. 2.114 with a "
                    "Baumgarte term); the reference asks for the velocity at the end of the step, which "
                    "lags the ramp by a step.")
-_FRICTION = ("Friction by bilateral staggered projections (redmax_edu.contact) with this library's contact "
-             "patterns around each joint, the reactions of Eq. 2.124 with the h Jdot qdot term the printed "
-             "formula lacks, the end velocity without Eq. 2.127's second J^T f_alpha, bounds mu |alpha| for "
-             "the signed joint impulses, and a friction stage that sees the constraints' response, "
-             "accelerated (Anderson); the reference code's stopping rule and patterns differ, so its "
-             "trajectories do too.")
+_FRICTION = ("Friction by bilateral staggered projections (redmax_edu.friction.bisp) with this library's "
+             "contact patterns around each joint, the reactions of Eq. 2.124 with the h Jdot qdot term the "
+             "printed formula lacks, the end velocity without Eq. 2.127's second J^T f_alpha, bounds "
+             "mu |alpha| for the signed joint impulses, and a friction stage that sees the constraints' "
+             "response, accelerated (Anderson); the reference code's stopping rule and patterns differ, so "
+             "its trajectories do too.")
 _NOTES.update({
     4: _LOOP, 8: _LOOP, 15: _LOOP,
     6: ("At the velocity level a limit that still holds keeps the step from crossing it "
@@ -726,7 +726,7 @@ def _constraints(sid, setup, model, u, attachment):
 def _friction(setup, model, u):
     """Joint and closure friction of a frictional reference scene (its ``mu[0]``; floor contacts carry
     ``mu[1]`` themselves), with the joints' contact geometry from the data (§2.11)."""
-    from .contact import ClosureFriction, Cylinder, JointFriction
+    from .friction.patterns import ClosureFriction, Cylinder, JointFriction
 
     mu = setup["mu"][0]
     out = [JointFriction.from_reference(j, i, mu, u["length"]) for i, j in enumerate(setup["joints"])

@@ -153,18 +153,24 @@ import numpy as np
 from numpy.polynomial import legendre
 
 from ._validate import as_real
-from .derivatives import _terms
-from .dynamics import (
-    SingularMassMatrixError,
-    _energies,
-    _explain_singular,
-    _solve_checked,
-    mass_matrix,
-    singular_joints,
-)
-from .kinematics import _forward_kinematics
+from .derivatives import dynamics_derivatives_unchecked
+from .dynamics import energies_unchecked, mass_matrix
+from .kinematics import forward_kinematics_unchecked
 from .lie import ad_unchecked, adjoint_unchecked, hat_unchecked, inv_se3_unchecked
 from .model import check_model
+from .simulation import (
+    DEFAULT_MAX_NEWTON,
+    DEFAULT_NEWTON_TOL,
+    Recorder,
+    SimulationError,
+    advance,
+    check_finite,
+    fixed_steps,
+    positive,
+    progress_bar,
+    whole_number,
+)
+from .singularity import SingularMassMatrixError, explain_singular, singular_joints, solve_mass_system
 
 __all__ = ["SCHEMES", "DEL_METHODS", "Quadrature", "lobatto", "DELResidual", "del_residual",
            "newton_direction", "VariationalSolve", "VariationalRun", "discrete_momentum", "velocity",
@@ -356,7 +362,7 @@ def _order(model):
 
 def _spatial(model, q, v):
     """The world-frame sweep of a checked state: a :class:`_Spatial` (O(n))."""
-    kin = _forward_kinematics(model, q, v)
+    kin = forward_kinematics_unchecked(model, q, v)
     n, nq = model.n, model.nq
     body = np.empty(nq, dtype=int)
     Ad_wj = adjoint_unchecked(kin.E_wj)
@@ -458,7 +464,7 @@ class _Point:
 
 def _point(model, q, v, tau):
     """The terms of one control point of a checked state; ``tau`` (nq,) or None."""
-    d = _terms(model, q, v)
+    d = dynamics_derivatives_unchecked(model, q, v)
     sp = _spatial(model, q, v)
     Pq = np.einsum("jki,k->ji", d.dM_dq, v)
     Tq = 0.5 * np.einsum("jki,j,k->i", d.dM_dq, v, v)
@@ -844,7 +850,7 @@ def velocity(model, q, p):
     check_model(model)
     q = model.check_state(q)
     p = as_real(p, (model.nq,), "p")
-    return _solve_checked(model, q, _mass(model, q), p)
+    return solve_mass_system(model, q, _mass(model, q), p)
 
 
 def energy(model, q, p):
@@ -863,7 +869,7 @@ def energy(model, q, p):
     """
     v = velocity(model, q, p)
     q = model.check_state(q)
-    T, V = _energies(model, q, v, _forward_kinematics(model, q, v))
+    T, V = energies_unchecked(model, q, v, forward_kinematics_unchecked(model, q, v))
     return T + V
 
 
@@ -901,7 +907,7 @@ def momentum_map(model, q, p):
     try:
         return np.linalg.solve(sp.S[s], p[s])             # Sbar_root^T h = p_root
     except np.linalg.LinAlgError:
-        raise SingularMassMatrixError(_explain_singular(model, q, "the root's motion subspace")) from None
+        raise SingularMassMatrixError(explain_singular(model, q, "the root's motion subspace")) from None
 
 
 # --- Newton and the run --------------------------------------------------------------------------
@@ -973,8 +979,6 @@ class VariationalRun:
 
 
 def _fail(scheme, k, t, message):
-    from .integrators import SimulationError
-
     raise SimulationError(f"{scheme.upper()} Newton solve failed in step {k + 1}, t = {t:.6g} s: {message}")
 
 
@@ -995,7 +999,7 @@ def _solve_step(model, quad, q0, p0, h, t, taus, tol, max_iter, scheme, k, evalu
             _fail(scheme, k, t, "the Newton direction is not finite; use a smaller step 'h'")
         X = X + dx
         if singular_joints(model, X[-1]):
-            raise SingularMassMatrixError(_explain_singular(model, X[-1], f"the mass matrix in step {k + 1}"))
+            raise SingularMassMatrixError(explain_singular(model, X[-1], f"the mass matrix in step {k + 1}"))
         res = evaluate(model, quad, q0, p0, X, h, taus)
         norms.append(res.scaled)
         if np.abs(dx).max() <= _ROUNDOFF * (1.0 + np.abs(X).max()) and norms[-1] <= 1e3 * tol:
@@ -1012,25 +1016,29 @@ def _velocity(model, q, p, method):
     return inverse_inertia(model, q) @ p
 
 
-def _integrate_variational(model, q, qdot, t0, n_steps, h, stride, tau_fn, per_step, scheme, progress,
-                           newton_tol, max_newton, method="recursive"):
-    """The fixed-step loop of the variational schemes; a Trajectory with its :class:`VariationalRun`."""
-    from .integrators import _advance, _check_finite, _progress_bar, _Recorder
-
+def integrate(run, h, sample_dt=None, newton_tol=DEFAULT_NEWTON_TOL, max_newton=DEFAULT_MAX_NEWTON,
+              method="recursive"):
+    """Integrate a :class:`redmax_edu.simulation.Start` with the scheme ``run.method`` and step ``h``;
+    ``method`` is the arguments' ``del_method``, the others as in
+    :func:`redmax_edu.integrators.simulate`. Returns a Trajectory with its :class:`VariationalRun`."""
+    h, n_steps, stride = fixed_steps(run, h, sample_dt)
+    per_step = None if run.controls is None else as_real(run.controls, (n_steps, run.model.nq), "tau")
+    newton_tol, max_newton = positive(newton_tol, "newton_tol"), whole_number(max_newton, "max_newton", 1000)
+    model, q, qdot, t0, scheme, tau_fn = run.model, run.q, run.qdot, run.t0, run.method, run.tau
     if method not in DEL_METHODS:
         raise ValueError(f"argument 'del_method' must be one of {DEL_METHODS}, got {method!r}")
     check_variational_model(model)
     if singular_joints(model, q):
-        raise SingularMassMatrixError(_explain_singular(model, q, "the mass matrix at the initial state"))
+        raise SingularMassMatrixError(explain_singular(model, q, "the mass matrix at the initial state"))
     quad = lobatto(SCHEMES[scheme])
     evaluate = _residual if method == "dense" else _recursive_residual
     nq = model.nq
     p = _mass(model, q) @ qdot
     v = qdot
     T, Qs, Ps, solves = [t0], [q], [p], []
-    rec = _Recorder()
+    rec = Recorder()
     rec.add(t0, q, qdot, model)
-    with _progress_bar(progress, n_steps * h, scheme) as bar:
+    with progress_bar(run.progress, n_steps * h, scheme) as bar:
         for k in range(n_steps):
             t = t0 + k * h
             tau = per_step[k] if per_step is not None else tau_fn
@@ -1038,7 +1046,7 @@ def _integrate_variational(model, q, qdot, t0, n_steps, h, stride, tau_fn, per_s
             res, norms = _solve_step(model, quad, q, p, h, t, taus, newton_tol, max_newton, scheme, k,
                                      evaluate, v)
             q, p = res.q[-1].copy(), res.p_next
-            _check_finite(t + h, np.concatenate([q, p]), scheme)
+            check_finite(t + h, np.concatenate([q, p]), scheme)
             v = _velocity(model, q, p, method)
             solves.append(VariationalSolve(k, t, res.q, p, norms))
             T.append(t0 + (k + 1) * h)
@@ -1046,7 +1054,7 @@ def _integrate_variational(model, q, qdot, t0, n_steps, h, stride, tau_fn, per_s
             Ps.append(p)
             if (k + 1) % stride == 0:
                 rec.add(T[-1], q, v, model)
-            _advance(bar, h)
-    run = VariationalRun(scheme, quad, h, np.array(T), np.array(Qs), np.array(Ps), tuple(solves))
+            advance(bar, h)
+    record = VariationalRun(scheme, quad, h, np.array(T), np.array(Qs), np.array(Ps), tuple(solves))
     nfev = int(sum(s.iterations + 1 for s in solves))
-    return rec.trajectory(scheme, h, n_steps, nfev, [], variational=run)
+    return rec.trajectory(scheme, h, n_steps, nfev, [], variational=record)

@@ -11,6 +11,12 @@ missing term (those are of order one).
 import numpy as np
 import pytest
 
+from redmax_edu.constrained import (
+    assemble_constraints,
+    check_constraint_set,
+    constraint_errors,
+    constraint_rows,
+)
 from redmax_edu.constraints import (
     CoordinateCoupling,
     FloorContact,
@@ -21,10 +27,6 @@ from redmax_edu.constraints import (
     PrescribedJoint,
     PrescribedJointVelocity,
     Rows,
-    assemble_constraints,
-    check_constraint_set,
-    constraint_errors,
-    constraint_rows,
 )
 from redmax_edu.deformable import DeformableSpring
 from redmax_edu.dynamics import (

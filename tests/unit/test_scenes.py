@@ -52,7 +52,7 @@ def test_frictional_scenes_carry_the_reference_friction():
     """Joint friction with the data's contact geometry and mu[0] on every joint that has one,
     the closures' hinges too, and the floor contacts' own mu[1] (scenes 27-33)."""
     from redmax_edu.constraints import FloorContact
-    from redmax_edu.contact import ClosureFriction, Cylinder, JointFriction, Sphere
+    from redmax_edu.friction.patterns import ClosureFriction, Cylinder, JointFriction, Sphere
 
     for sid in FRICTIONAL:
         s = scenes.scene(sid)
@@ -284,7 +284,8 @@ def test_piecewise_constant_checks_its_arguments():
 def test_scene_12_attached_by_constraints_has_the_reference_coordinates():
     """attachment="constraint": every node is a coordinate (2 + 5 x 3 = 17, the reference's
     count) and four node attachments hold the chains' ends, satisfied at the start."""
-    from redmax_edu.constraints import NodeAttachment, constraint_errors
+    from redmax_edu.constrained import constraint_errors
+    from redmax_edu.constraints import NodeAttachment
 
     s = scenes.scene(12, attachment="constraint")
     assert s.model.nq == 17 and len(s.q0) == 17
@@ -298,7 +299,7 @@ def test_scene_12_attached_by_constraints_has_the_reference_coordinates():
 @pytest.mark.parametrize("scene_id", [4, 7, 8, 15, 32, 34])
 def test_constrained_scenes_start_closed(scene_id):
     """The reference's initial states satisfy their loops and couplings (to the data's digits)."""
-    from redmax_edu.constraints import constraint_errors
+    from redmax_edu.constrained import constraint_errors
 
     s = scenes.scene(scene_id)
     errors = [e for e, c in zip(constraint_errors(s.model, s.q0), s.model.constraints, strict=True)
