@@ -12,6 +12,7 @@ from redmax_edu.integrators import simulate
 from redmax_edu.jacobian import jacobian
 from redmax_edu.kinematics import forward_kinematics
 from redmax_edu.maximal.forces import BodyDamping, PointForce, PointSpring, Spring
+from redmax_edu.scenes import build
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "reference" / "redmax_scenes" / "scenes.json"
 
@@ -123,7 +124,7 @@ def test_the_scene_is_the_same_physics_in_si_and_in_cgs_numbers(scene_id):
     """Built from the raw cgs numbers, the scene must move identically: angles equal, lengths
     x 100, energies x 1e7, over 20 Euler steps. This checks every conversion factor (a wrong one
     changes the motion at order one), e.g. the split of body damping into two SI coefficients."""
-    si, cgs = scenes._build(scene_id, True), scenes._build(scene_id, False)
+    si, cgs = build._build(scene_id, True), build._build(scene_id, False)
     span = (0.0, 20 * si.h)
     a = simulate(si.model, si.q0, si.qdot0, span, "euler", h=si.h, tau=si.tau)
     b = simulate(cgs.model, cgs.q0, cgs.qdot0, span, "euler", h=cgs.h, tau=cgs.tau)
