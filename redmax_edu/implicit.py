@@ -17,24 +17,15 @@ the new time. A :class:`Stencil` holds the numbers ``c``, ``a_j``, ``a_v``, ``b_
 
 States are numbered in the order they are solved for: 0 is the initial state, then every
 solve adds one (for SDIRK2 and the first step of BDF2 the stage ``q^(alpha)`` comes before
-``q^(1)``). For one solve,
-
-``step_residual(model, stencil, q_new, positions, v=None, tau=None)`` -> :class:`StepResidual`
-    with ``g`` (nq,), ``H = dg/dq_new`` (nq, nq) (Eq. 3.65, 3.69, 3.74, 3.80:
-    ``H = M + dM/dq (q_new - sum_j a_j q_j - a_v h v) - c h b_new D - c h^2 K``), and the
-    blocks ``dg_dq[j] = -a_j M - c h b_j D`` for every earlier state j of the stencil (the state
-    0 among them: that is ``dg/dq0``), ``dg_dv = -a_v h M - c h^2 b_v D`` (``dg/dqdot0`` when the
-    anchor is the initial state) and ``dg_dtau = -c h^2 1``. ``positions[j]`` is ``q_j``.
-
+``q^(1)``). :func:`step_residual` gives one solve's residual ``g``, its Jacobian ``H`` and the
+blocks ``dg_dq[j]``, ``dg_dv``, ``dg_dtau`` of Eq. (3.65), (3.69), (3.74), (3.80).
 :func:`redmax_edu.integrators.simulate` with ``method="bdf1" | "sdirk2" | "bdf2"`` returns a
 Trajectory whose ``implicit`` attribute is an :class:`ImplicitRun`: the positions of every
 state (``q``, stages included), the anchors' velocities, and one :class:`NewtonSolve` per
-solve with its stencil, its Newton history (residual per iteration, step lengths), the LU
-factors of ``H`` at the solution (``lu``, for ``scipy.linalg.lu_solve``), the residual record
-there (so the blocks above without recomputation) and, with constraints, the active rows,
-their multipliers and whether the active set changed in the step. With per-step controls
-(``tau`` of shape (n_steps, nq)) row ``stencil.step`` is the ``tau`` of a solve, so
-``d g / d tau_k = -c h^2 1`` for every solve of step k.
+solve with its stencil, its Newton history, the LU factors of ``H`` at the solution (``lu``,
+for ``scipy.linalg.lu_solve``), the residual record there and, with constraints, the active
+rows, their multipliers and whether the active set changed in the step. With per-step controls
+(``tau`` of shape (n_steps, nq)) row ``stencil.step`` is the ``tau`` of a solve.
 
 **The schemes (alpha = (2 - sqrt 2) / 2)**
 
@@ -238,7 +229,8 @@ class StepResidual:
     g : ndarray, shape (nq,)
         The residual (without constraint forces).
     H : ndarray, shape (nq, nq)
-        ``dg/dq_new`` (Eq. 3.65, 3.69, 3.74, 3.80).
+        ``dg/dq_new = M + dM/dq (q_new - sum_j a_j q_j - a_v h v) - c h b_new D - c h^2 K``
+        (Eq. 3.65, 3.69, 3.74, 3.80).
     M, D, K : ndarray, shape (nq, nq)
         The mass matrix and ``df/dqdot``, ``df/dq`` (Eq. 3.58) at ``(q, qdot)``.
     """
