@@ -106,11 +106,13 @@ differences in tests/unit/test_variational.py.
 
 The residual needs, per control point, only ``p_d = Sbar_d . mu_b``, ``dT/dq_d = mu_b . c_d`` and
 ``dV/dq_d = -Sbar_d . G_b``: one forward sweep (poses, world twists, velocities) and one backward
-sweep (subtree momenta ``mu_b``, inertias, gravity wrenches) per point, O(s n) in all. For the
-Newton direction the linearised DEL are written with *spatial variations* (C.15-C.16): per
-body i and point a, the variation of its pose ``eta_i`` and velocity ``nu_i`` (world frame),
-which obey ``eta_i = eta_p + sum_e Sbar_e dq_e`` and ``nu_i = nu_p + sum_e (c_e dq_e + Sbar_e
-dqdot_e)`` (C.19), and of its subtree's momentum ``Y_i`` and gravity wrench ``Z_i`` (C.22-C.23).
+sweep (subtree momenta ``mu_b``, inertias, gravity wrenches) per point, O(s n) in all (the
+Newton iterates of a step share ``q_k``, whose pose part is computed once: it is the last step's
+final control point). For the Newton direction the linearised DEL are written with *spatial
+variations* (C.15-C.16): per body i and point a, the variation of its pose ``eta_i`` and velocity
+``nu_i`` (world frame), which obey ``eta_i = eta_p + sum_e Sbar_e dq_e`` and
+``nu_i = nu_p + sum_e (c_e dq_e + Sbar_e dqdot_e)`` (C.19), and of its subtree's momentum ``Y_i``
+and gravity wrench ``Z_i`` (C.22-C.23).
 Because the spatial variation of ``Sbar_d`` is zero (C.18), body i's rows of the linearised DEL
 involve only ``Y_i``, ``Z_i``, ``nu_p`` and its own ``dq_i``. The backward pass keeps ``Y_i``,
 ``Z_i`` as affine maps of ``(eta_i, nu_i)`` at all points (the seed's ``D, G, l`` and ``Pi, W,
@@ -357,6 +359,15 @@ class _Pose:
     own: np.ndarray       # (m, n, 46) each body's own terms of the subtree sums: its spatial inertia
                           # (36 entries), gravity wrench (6), mass, first moment m p (3)
 
+    def point(self, a):
+        """The pose of state ``a`` alone (m = 1)."""
+        return _Pose(self.S[a:a + 1], self.Kg[a:a + 1], self.own[a:a + 1])
+
+    def then(self, other):
+        """These states followed by ``other``'s."""
+        return _Pose(*(np.concatenate(pair) for pair in ((self.S, other.S), (self.Kg, other.Kg),
+                                                         (self.own, other.own))))
+
 
 @dataclass(frozen=True, eq=False)
 class _Plan:
@@ -366,7 +377,8 @@ class _Plan:
     body: np.ndarray      # (nq,) the body of each coordinate
     prev: np.ndarray      # (nq,) the coordinate just before d on the path from the root, nq if none
     last: np.ndarray      # (n,) the last coordinate on the path to body i, nq if none
-    waves: tuple          # the coordinates by their number on that path (index arrays), root first
+    waves: tuple          # (coordinates, the coordinates before them) by their number on that path,
+                          # root first: index arrays, or slices where contiguous (one per wave in a chain)
     pair_d: np.ndarray    # (sum k_i^2,) the ordered pairs (d, e) of coordinates of one joint,
     pair_e: np.ndarray    #   joint by joint, d-major: body i's k x k block is pairs[i]
     pair_t: np.ndarray    # the index of the transposed pair (e, d)
@@ -401,7 +413,8 @@ def _plan(model):
             pair_t.append(start + np.arange(k * k).reshape(k, k).T.ravel())
             pairs.append(slice(start, start + k * k))
             start += k * k
-        waves = tuple(np.flatnonzero(depth[:nq] == j) for j in range(1, depth.max() + 1))
+        waves = tuple((_index(d), _index(prev[d])) for d in (np.flatnonzero(depth[:nq] == j)
+                                                             for j in range(1, depth.max() + 1)))
         pair_d, pair_e, pair_t = map(np.concatenate, (pair_d, pair_e, pair_t))
         same = (pair_e == pair_d)[:, None]
         plan = _PLANS[model] = _Plan(
@@ -409,6 +422,13 @@ def _plan(model):
             (pair_e < pair_d)[:, None], np.where(same, model.damping[pair_d, None], 0.0),
             np.where(same, model.stiffness[pair_d, None], 0.0))
     return plan
+
+
+def _index(idx):
+    """An index array as a slice where it is contiguous (numpy's basic indexing costs less)."""
+    if len(idx) and np.array_equal(idx, np.arange(idx[0], idx[0] + len(idx))):
+        return slice(int(idx[0]), int(idx[0]) + len(idx))
+    return idx
 
 
 def _order(model):
@@ -429,7 +449,7 @@ def _poses(model, Q):
     S = (Ad_wj[:, _plan(model).body] @ S_joint[..., None])[..., 0]          # Sbar_d = Ad(E_w_joint) S_d
     Mb = np.swapaxes(Ad_iw, -1, -2) @ model.spatial_inertias @ Ad_iw        # Ad^-T M Ad^-1
     g, g_hat = model.gravity, hat_unchecked(model.gravity)
-    m = np.broadcast_to(model.spatial_inertias[:, 3, 3, None], E_wi.shape[:-2] + (1,))
+    m = model.spatial_inertias[:, 3, 3, None] + np.zeros((len(Q), model.n, 1))   # the bodies' masses
     x = m * E_wi[..., :3, 3]
     # a body's own gravity wrench is Ad^-T (0; m R^T g) = (x x g; m g), x = m p: its spatial variation
     # along eta (world) is Ad^-T (0; m (R^T g) x omega_body) with omega_body the rotation part of
@@ -449,15 +469,13 @@ def _sweeps(model, Q, V, pose0=None):
     """
     plan = _plan(model)
     m, n, nq = len(Q), model.n, model.nq
-    pose = _poses(model, Q if pose0 is None else Q[1:])
-    if pose0 is not None:
-        pose = _Pose(*(np.concatenate([getattr(pose0, f), getattr(pose, f)]) for f in ("S", "Kg", "own")))
+    pose = _poses(model, Q) if pose0 is None else pose0.then(_poses(model, Q[1:]))
     S, Mb = pose.S, pose.own[..., :36].reshape(m, n, 6, 6)
     # along the path from the root the velocity grows by Sbar_d qdot_d at each coordinate
     Sv = S * V[..., None]
     w = np.zeros((m, nq + 1, 6))                                           # [:, nq]: the world, at rest
-    for d in plan.waves:
-        w[:, d] = w[:, plan.prev[d]] + Sv[:, d]
+    for d, before in plan.waves:
+        w[:, d] = w[:, before] + Sv[:, d]
     u, vbar = w[:, plan.prev], w[:, plan.last]                             # before d; each body's
     # the subtree sums, children (later indices) first: inertia, gravity wrench, mass, first moment,
     # momentum
@@ -469,11 +487,6 @@ def _sweeps(model, Q, V, pose0=None):
     MA, G, mu = tree[..., :36].reshape(m, n, 6, 6), tree[..., 36:42], tree[..., 46:]
     mass, P = tree[..., 42], tree[..., 43:46]
     return _Spatial(plan.body, S, u, w[:, :nq], _ad_apply(u, S), mu, MA, Mb, G, pose.Kg, mass, P, pose)
-
-
-def _pose_of(sp, a):
-    """The :class:`_Pose` of point ``a`` of a stacked :class:`_Spatial`."""
-    return _Pose(*(getattr(sp.pose, f.name)[a:a + 1] for f in fields(_Pose)))
 
 
 def _spatial(model, q, v):
@@ -620,7 +633,7 @@ class DELResidual:
 def _residual(model, quad, q0, p0, X, h, taus):
     """The dense :func:`del_residual` of checked arguments; ``taus`` a list of s+1 (nq,) arrays or Nones."""
     s, nq = quad.s, model.nq
-    Q = np.vstack([q0[None], X])
+    Q = np.concatenate([q0[None], X])
     V = quad.B @ Q / h
     pts = [_point(model, Q[a], V[a], taus[a]) for a in range(s + 1)]
     r = np.empty((s + 1, nq))
@@ -639,13 +652,14 @@ def _residual(model, quad, q0, p0, X, h, taus):
     return DELResidual(model, quad, h, Q, V, r[:s], r[s], J.reshape(s * nq, s * nq), scale, "dense")
 
 
-def _recursive_residual(model, quad, q0, p0, X, h, taus, pose0=None):
+def _recursive_residual(model, quad, q0, p0, X, h, taus, pose0=None, scale=None):
     """The O(n) :func:`del_residual` (Seed 003, D.3, reconstructed): sweeps only, no matrix.
 
-    ``pose0``: the :class:`_Pose` of ``q0`` when known (it is the same for every Newton iterate).
+    ``pose0`` (the :class:`_Pose` of ``q0``) and ``scale`` (``max_i M_ii(q0)``), when known: they
+    are the same for every Newton iterate of a step.
     """
     s = quad.s
-    Q = np.vstack([q0[None], X])
+    Q = np.concatenate([q0[None], X])
     V = quad.B @ Q / h
     sp = _sweeps(model, Q, V, pose0)                           # every array (s + 1, ...)
     mu = sp.mu[:, sp.body]                                     # mu_b of each coordinate's body
@@ -657,8 +671,9 @@ def _recursive_residual(model, quad, q0, p0, X, h, taus, pose0=None):
         f = f + np.array(taus)
     r = quad.A.T @ p + h * quad.w[:, None] * f
     r[0] += p0
-    S0 = sp.S[0]
-    scale = float(np.max(np.einsum("di,di->d", (sp.MA[0, sp.body] @ S0[..., None])[..., 0], S0)))  # max M_ii
+    if scale is None:
+        S0 = sp.S[0]
+        scale = float(np.max(np.einsum("di,di->d", (sp.MA[0, sp.body] @ S0[..., None])[..., 0], S0)))  # M_ii
     return DELResidual(model, quad, h, Q, V, r[:s], r[s], None, scale, "recursive", sp)
 
 
@@ -800,8 +815,8 @@ def _recursive_direction(res):
     A, B = quad.A, quad.B
     hw = h * quad.w
     rows, inner = np.arange(s), np.arange(1, npt)       # the points a < s of the rows, b >= 1 of the unknowns
-    SC = np.stack([sw.S, sw.c])                                         # (Sbar_d; c_d), (2, s + 1, nq, 6)
-    adS = _ad_dual_apply(sw.S, np.stack([sw.mu, sw.G])[:, :, plan.body])            # ad(Sbar_d)^T (mu_b; G_b)
+    SC = np.array([sw.S, sw.c])                                         # (Sbar_d; c_d), (2, s + 1, nq, 6)
+    adS = _ad_dual_apply(sw.S, np.array([sw.mu, sw.G])[:, :, plan.body])            # ad(Sbar_d)^T (mu_b; G_b)
     S_ = sw.S.transpose(1, 0, 2)                                                   # (nq, s + 1, 6)
 
     # per coordinate e and unknown point b, the columns (b - 1, e) of
@@ -815,7 +830,7 @@ def _recursive_direction(res):
     cols = cols.reshape(nq, s, 2, Z)
     # per coordinate d and row point a, the rows (a, d) of body i's DEL: coefficients of (Y^b; Z^b) in
     # (a) sum_b A[b, a] Sbar_d^b . Y_i^b and (c) h w (c_d . Y_i + Sbar_d . Z_i) at point a, and
-    # their own terms: (e) -h w (ad(Sbar_d)^T mu) . nu_p, the nu_p part of -h w (ad(Sbar_d)^T mu) . du_d,
+    # their own terms: the nu_p part of (e) -h w (ad(Sbar_d)^T mu) . du_d, with
     # du_d = nu_p + sum_{e<d} (c_e dq_e + Sbar_e dqdot_e), and the constant, the residual r_d^a
     coef = np.zeros((nq, s, 2, Z + 1))                                             # (d, a, coef|own, Z + 1)
     by_z = coef[..., :Z].reshape(nq, s, 2, 2, npt, 6)                              # a view
@@ -1051,17 +1066,21 @@ def _fail(scheme, k, t, message):
 def _solve_step(model, quad, q0, p0, h, t, taus, tol, max_iter, scheme, k, method, velocity0, pose0=None):
     """Newton on one step's DEL from the predictor ``q0 + c h v0``; returns (DELResidual, residuals).
 
-    ``pose0``: the :class:`_Pose` of ``q0`` (recursive method), if known; every iterate reuses it.
+    ``pose0``: the :class:`_Pose` of ``q0`` (recursive method), if known; every iterate reuses it
+    and the residual's scale.
     """
     def evaluate(X):
         if method == "dense":
             return _residual(model, quad, q0, p0, X, h, taus)
-        return _recursive_residual(model, quad, q0, p0, X, h, taus, pose0)
+        return _recursive_residual(model, quad, q0, p0, X, h, taus, pose0, scale)
 
+    scale = None
     X = q0[None] + np.outer(quad.c[1:], h * velocity0)
     res = evaluate(X)
     if method != "dense":
-        pose0 = _pose_of(res.sweeps, 0)
+        scale = res.scale
+        if pose0 is None:
+            pose0 = res.sweeps.pose.point(0)
     norms = [res.scaled]
     while norms[-1] > tol:
         if len(norms) > max_iter:
@@ -1119,7 +1138,7 @@ def _integrate_variational(model, q, qdot, t0, n_steps, h, stride, tau_fn, per_s
                                      method, v, pose)
             q, p = res.q[-1].copy(), res.p_next
             if method != "dense":
-                pose = _pose_of(res.sweeps, quad.s)       # q_(k+1) is the last control point
+                pose = res.sweeps.pose.point(quad.s)       # q_(k+1) is the last control point
             _check_finite(t + h, np.concatenate([q, p]), scheme)
             v = _velocity(model, q, p, method)
             solves.append(VariationalSolve(k, t, res.q, p, norms))
