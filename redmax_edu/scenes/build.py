@@ -1,6 +1,6 @@
-"""Reference scenes as models in SI units: :func:`scene` builds a :class:`Scene` from the data.
+"""Reference scenes as models in SI units: ``scene(scene_id)`` builds a ``Scene`` from the data.
 
-Conventions of the data (its ``conventions`` block, :func:`redmax_edu.scenes.reference.reference_data`)
+Conventions of the data (its ``conventions`` block, :func:`~redmax_edu.scenes.reference_data`)
 and how they are read here:
 
 * units are cm, g, s; every number is converted with ``redmax_edu.units.CGS_TO_SI``
@@ -255,7 +255,8 @@ def _springs(setup, E_wi, sid, u, stiffness="exact"):
     """Model forces for the reference springs; E_wi (SI) are the initial body poses.
 
     ``stiffness="reference"`` gives point forces and point springs the reference code's
-    approximate stiffness matrices (:class:`ReferencePointForce`, :class:`ReferencePointSpring`).
+    approximate stiffness matrices (:class:`~redmax_edu.scenes.ReferencePointForce`,
+    :class:`~redmax_edu.scenes.ReferencePointSpring`).
     """
     exact = stiffness == "exact"
     point_force, point_spring = (PointForce, PointSpring) if exact else (ReferencePointForce,
@@ -451,7 +452,8 @@ def scene(scene_id, stiffness="exact", attachment="exact"):
         which only linearly implicit Euler (springs and dampers only, Eq. 2.86) uses.
         ``"exact"``: their derivatives. ``"reference"``: the reference code's choice, none
         for a constant point force and the symmetric part for a point spring
-        (:class:`ReferencePointForce`, :class:`ReferencePointSpring`); use it to compare
+        (:class:`~redmax_edu.scenes.ReferencePointForce`, :class:`~redmax_edu.scenes.ReferencePointSpring`);
+        use it to compare
         Euler runs with the reference code's. RK45 and every other scene are unaffected.
     attachment : {"exact", "constraint"}
         How scene 12's mass-spring chains hold on to their ends: ``"exact"`` (the end node
@@ -464,7 +466,7 @@ def scene(scene_id, stiffness="exact", attachment="exact"):
     ------
     ValueError
         If the id is unknown, or the scene needs a feature this release lacks (the message
-        says which; :func:`catalogue` lists them all).
+        says which; :func:`~redmax_edu.scenes.catalogue` lists them all).
 
     Examples
     --------

@@ -1,14 +1,14 @@
 """The scene catalogue of the RedMax reference code as data: what the reference scenes are.
 
 The reference implementation (the RedMax supplemental of Wang et al. 2019, its
-``testRedMax(itype, sceneID)``) ships 37 preset scenes, from a two-link chain (-1) to a car with
-friction (33) and a planar free body (35). Their data (every body, joint, spring, constraint, time
-span and step) was dumped from the reference code into ``redmax_edu/data/redmax_scenes.json``, a
-verbatim copy of ``shared/reference/redmax_scenes/scenes.json``. This module reads it: the raw
-setups (:func:`reference_setup`), the catalogue of all 37 scenes with whether this release can
-build each (:func:`catalogue`), and the tables that say what the reference's classes mean and
-where this library's scenes differ from the reference code on purpose. :mod:`redmax_edu.scenes.build`
-turns a setup into a model.
+``testRedMax(itype, sceneID)``) ships 37 preset scenes, from a two-link chain (-1) to a car with friction
+(33) and a planar free body (35). Their data (every body, joint, spring, constraint, time span and step)
+was dumped from the reference code into ``redmax_edu/data/redmax_scenes.json``, a verbatim copy of
+``shared/reference/redmax_scenes/scenes.json``. This module reads it: the raw setups
+(:func:`~redmax_edu.scenes.reference_setup`), the catalogue of all 37 scenes with whether this release can
+build each (:func:`~redmax_edu.scenes.catalogue`), and the tables that say what the reference's classes
+mean and where this library's scenes differ from the reference code on purpose.
+:mod:`redmax_edu.scenes.build` turns a setup into a model.
 
 Taught in book/02_reduced/gallery.
 """
@@ -49,7 +49,8 @@ DOF_UNITS = {
     "redmax.JointSplineSurface": ("parameter",) * 2,
 }
 
-#: The reference's constraint classes that :func:`scene` builds (ConstraintAttachSpring: scene 12,
+#: The reference's constraint classes that :func:`~redmax_edu.scenes.scene` builds (ConstraintAttachSpring:
+# scene 12,
 #: with ``attachment="constraint"``; ConstraintNull: none).
 CONSTRAINT_CLASSES = ("redmax.ConstraintNull", "redmax.ConstraintLoop", "redmax.ConstraintJointLimit",
                        "redmax.ConstraintMultQ", "redmax.ConstraintPrescJoint", "redmax.ConstraintPrescBody",
@@ -211,7 +212,7 @@ class CatalogueEntry:
         What the scene shows, from the reference data.
     features : tuple of str
     supported : bool
-        Whether :func:`scene` can build it in this release.
+        Whether :func:`~redmax_edu.scenes.scene` can build it in this release.
     reason : str or None
         What it needs, when it is not supported.
     """

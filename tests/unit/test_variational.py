@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 import redmax_edu.variational as va
+import redmax_edu.variational.residual as va_residual
+import redmax_edu.variational.sweeps as va_sweeps
 from redmax_edu.checks import check_derivative
 from redmax_edu.derivatives import dynamics_derivatives_unchecked
 from redmax_edu.dynamics import energies, mass_matrix
@@ -82,7 +84,7 @@ def kinetic_gradient(model, v):
 
 
 def potential_gradient(model):
-    return lambda x: va._potential_gradient(va._spatial(model, x, np.zeros(model.nq)))
+    return lambda x: va_sweeps.potential_gradient(va_sweeps.spatial(model, x, np.zeros(model.nq)))
 
 
 def gravity_potential(model):
@@ -93,37 +95,38 @@ def gravity_potential(model):
 
 def test_kinetic_gradient_of_the_world_frame_sweep_equals_the_library(trees):
     for model, q, v in trees:
-        sp = va._spatial(model, q, v)
-        Tq = np.einsum("di,di->d", sp.mu[sp.body], va._ad_apply(sp.u, sp.S))   # mu_b . ad(u_d) Sbar_d
+        sp = va_sweeps.spatial(model, q, v)
+        Tq = np.einsum("di,di->d", sp.mu[sp.body], va_sweeps.ad_apply(sp.u, sp.S))   # mu_b . ad(u_d) Sbar_d
         assert np.allclose(Tq, kinetic_gradient(model, v)(q), rtol=1e-10, atol=1e-10)
 
 
 def test_kinetic_hessian_matches_central_differences(trees):
     for model, q, v in trees:
-        H = va._kinetic_hessian(va._spatial(model, q, v), va._order(model))
+        H = va_sweeps.kinetic_hessian(va_sweeps.spatial(model, q, v), va_sweeps.coordinate_order(model))
         assert np.allclose(H, H.T)
         assert check_derivative(kinetic_gradient(model, v), q, H, steps=STEPS).ok
 
 
 def test_potential_gradient_and_hessian_match_central_differences(trees):
     for model, q, _ in trees:
-        sp = va._spatial(model, q, np.zeros(model.nq))
-        assert check_derivative(gravity_potential(model), q, va._potential_gradient(sp)[None], steps=STEPS).ok
-        Vqq = va._potential_hessian(sp, model.gravity, va._order(model))
+        sp = va_sweeps.spatial(model, q, np.zeros(model.nq))
+        gradient = va_sweeps.potential_gradient(sp)[None]
+        assert check_derivative(gravity_potential(model), q, gradient, steps=STEPS).ok
+        Vqq = va_sweeps.potential_hessian(sp, model.gravity, va_sweeps.coordinate_order(model))
         assert check_derivative(potential_gradient(model), q, Vqq, steps=STEPS).ok
 
 
 def test_the_derivative_checks_catch_wrong_hessians(trees):
     model, q, v = trees[0]
-    sp = va._spatial(model, q, v)
-    H = va._kinetic_hessian(sp, va._order(model))
+    sp = va_sweeps.spatial(model, q, v)
+    H = va_sweeps.kinetic_hessian(sp, va_sweeps.coordinate_order(model))
     wrong = H.copy()
     wrong[-1, 0] += 0.1 * abs(H).max()
     assert not check_derivative(kinetic_gradient(model, v), q, wrong, steps=STEPS).ok
     # the mutant: the subtree momentum's own rotation (the ad(Sbar_j)^T mu_b term) left out
-    H_wrong = va._kinetic_hessian(replace(sp, mu=0 * sp.mu), va._order(model))
+    H_wrong = va_sweeps.kinetic_hessian(replace(sp, mu=0 * sp.mu), va_sweeps.coordinate_order(model))
     assert not check_derivative(kinetic_gradient(model, v), q, H_wrong, steps=STEPS).ok
-    Vqq = va._potential_hessian(sp, model.gravity, va._order(model))
+    Vqq = va_sweeps.potential_hessian(sp, model.gravity, va_sweeps.coordinate_order(model))
     assert not check_derivative(potential_gradient(model), q, Vqq - np.diag(np.diag(Vqq)), steps=STEPS).ok
 
 
@@ -149,13 +152,13 @@ def test_the_jacobian_check_catches_a_missing_term(trees, monkeypatch):
     rng = np.random.default_rng(0)
     h, p0 = 0.05, rng.standard_normal(model.nq)
     X = q[None] + h * v[None]
-    point = va._point
+    point = va_residual.point_terms
 
     def without_dp_dq(*args):                       # the mutant: dp/dq left out (M treated as constant)
         pt = point(*args)
         return replace(pt, Pq=np.zeros_like(pt.Pq))
 
-    monkeypatch.setattr(va, "_point", without_dp_dq)
+    monkeypatch.setattr(va_residual, "point_terms", without_dp_dq)
     wrong = va.del_residual(model, q, p0, X, h).jacobian
     monkeypatch.undo()
     f = residual_function(model, q, p0, h, 1, None)
@@ -279,7 +282,7 @@ def test_momentum_map_is_the_world_spatial_momentum():
                for b in random_tree(rng, 2, kinds=("revolute",)).bodies]
     model = Model(bodies, gravity=[0, 0, 0])
     q, v = 0.5 * rng.standard_normal(model.nq), rng.standard_normal(model.nq)
-    sp = va._spatial(model, q, v)
+    sp = va_sweeps.spatial(model, q, v)
     assert np.allclose(va.momentum_map(model, q, va.discrete_momentum(model, q, v)), sp.mu[0])
 
 
