@@ -14,7 +14,8 @@ import numpy as np
 from .joints import Composite, SphericalEuler, SphericalExp
 from .model import check_model
 
-__all__ = ["SingularMassMatrixError", "singular_joints", "explain_singular", "solve_mass_system"]
+__all__ = ["SingularMassMatrixError", "singular_joints", "singular_joints_unchecked", "explain_singular",
+           "solve_mass_system"]
 
 
 class SingularMassMatrixError(ValueError):
@@ -33,7 +34,7 @@ def _joint_singularity(joint, q):
             why = _joint_singularity(sub, q[s])
             if why is not None:
                 return f"its {sub.kind} part {why}"
-    if joint.ndof == 0:
+    if joint.ndof == 0 or joint.constant_jacobian:  # (a constant S has the rank it was built with)
         return None
     sv = np.linalg.svd(joint.S(q), compute_uv=False)
     if len(sv) == joint.ndof and sv[-1] > 1e-8 * max(1.0, sv[0]):  # more coordinates than 6: dependent
@@ -65,7 +66,11 @@ def singular_joints(model, q):
     >>> [name for name, _ in singular_joints(ball, [0.0, np.pi / 2, 0.0])]
     ['ball']
     """
-    q = check_model(model).check_state(q)
+    return singular_joints_unchecked(model, check_model(model).check_state(q))
+
+
+def singular_joints_unchecked(model, q):
+    """:func:`singular_joints` of a checked ``q`` (nq,): the integrators ask it at every Newton iterate."""
     out = []
     for i, b in enumerate(model.bodies):
         why = _joint_singularity(b.joint, q[model.dofs[i]])

@@ -168,6 +168,8 @@ class Joint:
     #: Whether the joint has singular coordinates that :meth:`reparameterize` may leave (the
     #: spherical joints); the integrators do not reparameterize models without such a joint.
     has_charts = False
+    #: Whether ``S`` is the same at every ``q`` (and so never loses rank): the joints of §2.4.1-2.4.4.
+    constant_jacobian = False
     #: The keys of this joint's scene format besides ``COMMON_JOINT_KEYS``.
     spec_keys = ()
 

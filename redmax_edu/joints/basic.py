@@ -49,6 +49,8 @@ for _z in _ZEROS.values():
 class _ConstantJacobian(Joint):
     """A joint with constant ``S``: ``Sdot = 0`` and ``Q = exp([S q])`` (Eq. 2.4)."""
 
+    constant_jacobian = True
+
     def _S(self, q):
         return self._S0 if q.dtype.kind == "f" else self._S0.astype(q.dtype)
 

@@ -24,7 +24,7 @@ from ..simulation import (
     progress_bar,
     whole_number,
 )
-from ..singularity import SingularMassMatrixError, explain_singular, singular_joints
+from ..singularity import SingularMassMatrixError, explain_singular, singular_joints_unchecked
 from .direction import newton_direction
 from .quadrature import SCHEMES, Quadrature, lobatto
 from .residual import (
@@ -143,7 +143,7 @@ def _solve_step(model, quad, q0, p0, h, t, taus, tol, max_iter, scheme, k, metho
         if not np.isfinite(dx).all():
             _fail(scheme, k, t, "the Newton direction is not finite; use a smaller step 'h'")
         X = X + dx
-        if singular_joints(model, X[-1]):
+        if singular_joints_unchecked(model, X[-1]):
             raise SingularMassMatrixError(explain_singular(model, X[-1], f"the mass matrix in step {k + 1}"))
         res = evaluate(X)
         norms.append(res.scaled)
@@ -171,7 +171,7 @@ def integrate(run, h, sample_dt=None, newton_tol=DEFAULT_NEWTON_TOL, max_newton=
     if method not in DEL_METHODS:
         raise ValueError(f"argument 'del_method' must be one of {DEL_METHODS}, got {method!r}")
     check_variational_model(model)
-    if singular_joints(model, q):
+    if singular_joints_unchecked(model, q):
         raise SingularMassMatrixError(explain_singular(model, q, "the mass matrix at the initial state"))
     quad = lobatto(SCHEMES[scheme])
     nq = model.nq
