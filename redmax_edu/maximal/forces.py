@@ -123,16 +123,26 @@ class Attachment:
         object.__setattr__(self, "Gamma", gamma(self.r))
 
 
-def _on_bodies(attachments):
-    """The points of ``attachments`` that sit on bodies (not the world), stacked for array operations.
+class _StackedPoints(tuple):
+    """A tuple of Attachment with their arrays stacked once, for array operations.
 
-    Returns their positions in the list (k,), their bodies (k,), ``r`` (k, 3) and ``Gamma(r)`` (k, 3, 6).
+    ``r`` (m, 3) of every point; of the points on bodies (not the world): ``on``, their
+    positions in the tuple (k,), ``body`` (k,) and ``Gamma`` (k, 3, 6). The forces keep
+    their fixed points in one; a plain sequence is stacked when it is used.
     """
-    on = [a for a, att in enumerate(attachments) if att.body >= 0]
-    points = [attachments[a] for a in on]
-    body = np.array([p.body for p in points], dtype=int)
-    r = np.array([p.r for p in points]).reshape(-1, 3)
-    return np.array(on, dtype=int), body, r, np.array([p.Gamma for p in points]).reshape(-1, 3, 6)
+
+    def __new__(cls, attachments):
+        points = super().__new__(cls, attachments)
+        on = [a for a, att in enumerate(points) if att.body >= 0]
+        points.r = np.array([att.r for att in points]).reshape(-1, 3)
+        points.on = np.array(on, dtype=int)
+        points.body = np.array([points[a].body for a in on], dtype=int)
+        points.Gamma = np.array([points[a].Gamma for a in on]).reshape(-1, 3, 6)
+        return points
+
+
+def _stacked(attachments):
+    return attachments if isinstance(attachments, _StackedPoints) else _StackedPoints(attachments)
 
 
 def _times(A, x):
@@ -160,12 +170,13 @@ def point_kinematics(E, phi, attachments):
     >>> x[0], v[0]
     (array([1., 0., 0.]), array([0., 1., 0.]))
     """
-    x = np.array([att.r for att in attachments]).reshape(-1, 3)  # world points stay where they are
-    v = np.zeros((len(attachments), 3))
-    on, body, r, G = _on_bodies(attachments)
+    points = _stacked(attachments)
+    on, body = points.on, points.body
+    x = points.r.copy()  # world points stay where they are
+    v = np.zeros((len(points), 3))
     R = E[body, :3, :3]
-    x[on] = _times(R, r) + E[body, :3, 3]
-    v[on] = _times(R, _times(G, phi[body]))
+    x[on] = _times(R, points.r[on]) + E[body, :3, 3]
+    v[on] = _times(R, _times(points.Gamma, phi[body]))
     return x, v
 
 
@@ -213,9 +224,10 @@ def assemble_point_forces(E, phi, attachments, F, dF_dx=None, dF_dv=None, deriva
 
     Taught in book/01_maximal/09_forces.
     """
-    n, m = len(E), len(attachments)
+    points = _stacked(attachments)
+    n, m = len(E), len(points)
     out = ForceTerms.zeros(n)
-    on, body, _, G = _on_bodies(attachments)
+    on, body, G = points.on, points.body, points.Gamma
     R = E[body, :3, :3]
     F_on = F[on]
     out.add_body_terms(body, _times(np.swapaxes(R @ G, 1, 2), F_on))  # J_a^T F_a, Eq. (1.13)
@@ -318,12 +330,13 @@ class PointForce(Force):
         k = as_scalar(k, "k")
         self.F = k * as_real(direction, (3,), "direction")
         self.bodies = (self.point.body,)
+        self._points = _StackedPoints([self.point])
 
     def evaluate(self, E, phi):
-        return assemble_point_forces(E, phi, [self.point], self.F[None])
+        return assemble_point_forces(E, phi, self._points, self.F[None])
 
     def potential_energy(self, E):
-        x, _ = point_kinematics(E, np.zeros((len(E), 6)), [self.point])
+        x, _ = point_kinematics(E, np.zeros((len(E), 6)), self._points)
         return -float(self.F @ x[0])
 
 
@@ -416,7 +429,8 @@ class PointSpring(Force):
     """
 
     def __init__(self, first, second, stiffness, damping=0.0):
-        self.points = (as_instance(first, Attachment, "first"), as_instance(second, Attachment, "second"))
+        self.points = _StackedPoints((as_instance(first, Attachment, "first"),
+                                      as_instance(second, Attachment, "second")))
         self.ks = _nonnegative(stiffness, "stiffness")
         self.kd = _nonnegative(damping, "damping")
         self.bodies = tuple(p.body for p in self.points)
@@ -491,7 +505,7 @@ class Spring(Force):
         if not isinstance(points, (list, tuple)):
             raise ArgumentTypeError(f"argument 'points' must be a list of Attachment, "
                                     f"got {type(points).__name__}")
-        self.points = tuple(as_instance(p, Attachment, f"points[{k}]") for k, p in enumerate(points))
+        self.points = _StackedPoints(as_instance(p, Attachment, f"points[{k}]") for k, p in enumerate(points))
         if len(self.points) < 2:
             raise ValueError(f"argument 'points' needs at least 2 attachments, got {len(self.points)}")
         if not callable(law):
@@ -570,7 +584,7 @@ class GroundPenalty(Force):
         pts = np.atleast_2d(as_real(points, None, "points"))
         if pts.ndim != 2 or pts.shape[1] != 3:
             raise ValueError(f"argument 'points' must have shape (m, 3), got {pts.shape}")
-        self.points = tuple(Attachment(self.body, p) for p in pts)
+        self.points = _StackedPoints(Attachment(self.body, p) for p in pts)
         self.kn, self.kd = _nonnegative(kn, "kn"), _nonnegative(kd, "kd")
         self.kt, self.mu = _nonnegative(kt, "kt"), _nonnegative(mu, "mu")
         self.xg = as_real(plane_point, (3,), "plane_point")
