@@ -446,26 +446,30 @@ def pgs_contact(A, b, N, r_N, T2=None, mu=None, iterations=1000, tol=1e-12):
     phi = Ainv @ b
     wN = np.einsum("ij,jk,ik->i", N, Ainv, N)
     wT = np.einsum("ij,jk,ik->i", T2, Ainv, T2)
-    dphi_N = [Ainv @ row for row in N]  # the velocity change per unit impulse of each row
-    dphi_T = [Ainv @ row for row in T2]
-    # the impulses and the per-row constants as Python floats: the sweeps are scalar work
+    # each row with the velocity change per unit impulse along it; the impulses and the per-row
+    # constants as Python floats: the sweeps are scalar work
+    rows_N = [(row, Ainv @ row) for row in N]
+    rows_T = [(row, Ainv @ row) for row in T2]
     alpha, beta = [0.0] * k, [0.0] * len(T2)
     r_N, wN, wT, mu = (np.asarray(x, dtype=float).tolist() for x in (r_N, wN, wT, mu))
     sweeps = 0
     while sweeps < iterations:
         sweeps += 1
         change = 0.0
-        for i in range(k):
-            new = max(0.0, alpha[i] + (r_N[i] - N[i] @ phi) / wN[i])
-            phi += dphi_N[i] * (new - alpha[i])
-            change = max(change, abs(new - alpha[i]))
-            alpha[i] = new
+        for i, (row, dphi) in enumerate(rows_N):
+            new = max(0.0, alpha[i] + (r_N[i] - float(row @ phi)) / wN[i])
+            if new != alpha[i]:
+                phi += dphi * (new - alpha[i])
+                change = max(change, abs(new - alpha[i]))
+                alpha[i] = new
             for t in range(2 * i, 2 * i + 2 if len(T2) else 2 * i):
+                row, dphi = rows_T[t]
                 bound = mu[i] * alpha[i]
-                new = min(max(beta[t] - (T2[t] @ phi) / wT[t], -bound), bound)  # clipped to the box
-                phi += dphi_T[t] * (new - beta[t])
-                change = max(change, abs(new - beta[t]))
-                beta[t] = new
+                new = min(max(beta[t] - float(row @ phi) / wT[t], -bound), bound)  # clipped to the box
+                if new != beta[t]:
+                    phi += dphi * (new - beta[t])
+                    change = max(change, abs(new - beta[t]))
+                    beta[t] = new
         if change <= tol:
             break
     alpha, beta = np.array(alpha), np.array(beta)
