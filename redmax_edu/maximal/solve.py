@@ -405,11 +405,15 @@ def projected_gauss_seidel(M, q, lower=None, upper=None, z0=None, iterations=500
     lower = np.zeros(k) if lower is None else np.asarray(lower, dtype=float)
     upper = np.full(k, np.inf) if upper is None else np.asarray(upper, dtype=float)
     z = np.zeros(k) if z0 is None else np.array(z0, dtype=float)
+    rows = list(M)  # the per-row scalars as Python floats: a sweep is scalar work
+    diagonal, q, lower, upper = (np.asarray(x, dtype=float).tolist()
+                                 for x in (np.diagonal(M), q, lower, upper))
     for sweep in range(1, iterations + 1):
         change = 0.0
-        for i in range(k):
-            new = min(max(z[i] - (M[i] @ z + q[i]) / M[i, i], lower[i]), upper[i])  # clip, on scalars
-            change = max(change, abs(new - z[i]))
+        for i, row in enumerate(rows):
+            old = float(z[i])
+            new = min(max(old - (float(row @ z) + q[i]) / diagonal[i], lower[i]), upper[i])  # clipped
+            change = max(change, abs(new - old))
             z[i] = new
         if change <= tol:
             return z, sweep
