@@ -434,9 +434,9 @@ class PointSpring(Force):
         self.ks = _nonnegative(stiffness, "stiffness")
         self.kd = _nonnegative(damping, "damping")
         self.bodies = tuple(p.body for p in self.points)
-        sign = np.array([[-1.0, 1.0], [1.0, -1.0]])  # d F_a / d x_b pattern
-        self._dF_dx = np.einsum("ab,ij->aibj", sign, self.ks * np.eye(3))  # constant
-        self._dF_dv = np.einsum("ab,ij->aibj", sign, self.kd * np.eye(3))
+        sign = np.array([[-1.0, 1.0], [1.0, -1.0]])  # d F_a / d x_b pattern, constant
+        self._dF_dx = np.einsum("ab,ij->aibj", sign, self.ks * np.eye(3))
+        self._dF_dv = np.einsum("ab,ij->aibj", sign, self.kd * np.eye(3)) if self.kd else None
 
     def evaluate(self, E, phi):
         return self._terms(E, phi, derivatives=True)

@@ -180,6 +180,8 @@ def _step(system, E, phi, h, method, baumgarte, contact_correction, contact_solv
     elif joints is not None:
         info.solution = kkt_solve(A, b, G, r_G, C)
         new_Phi = info.solution.phi
+    elif method != "implicit":
+        new_Phi = b / np.diag(M)  # A = M, diagonal (Eq. 1.24)
     else:
         try:
             new_Phi = np.linalg.solve(A, b)
@@ -310,7 +312,7 @@ def simulate_rk45(system, E0, phi0, t_end, samples=201, rtol=1e-10, atol=1e-12):
         brac_phi[:, :3, :3] = hat_unchecked(phi[:, :3])
         brac_phi[:, :3, 3] = phi[:, 3:]
         dE = E[:, :3, :] @ brac_phi  # dR/dt = R [omega], dp/dt = R nu
-        return np.concatenate([dE.ravel(), np.linalg.solve(M, system.wrench(E, phi))])
+        return np.concatenate([dE.ravel(), system.wrench(E, phi) / np.diag(M)])  # M is diagonal (Eq. 1.24)
 
     y0 = np.concatenate([E0[:, :3, :].ravel(), phi0.ravel()])
     t_eval = np.linspace(0.0, t_end, samples)
