@@ -208,34 +208,37 @@ class DeformableSpring:
         """
         k = self.nnodes
         f = np.zeros((k, 3))
-        K = np.zeros((3 * k, 3 * k)) if derivatives else None
-        D = np.zeros((3 * k, 3 * k)) if derivatives else None
         dx, dv = x[1:] - x[:-1], v[1:] - v[:-1]  # segment vectors (np.diff, without its overhead)
         lengths = np.linalg.norm(dx, axis=1)
         if not (lengths > 0).all():
             raise ValueError(f"deformable {self.name!r}: two consecutive nodes coincide; the spring "
                              "direction is undefined")
-        energy = 0.0
-        for s, (d, w, l, L) in enumerate(zip(dx, dv, lengths, self.rest_lengths, strict=True)):
-            u = d / l
-            eps, epsdot = (l - L) / L, float(u @ w) / L
-            tension = (self.stiffness * eps + self.damping * epsdot) / L     # Eq. (2.93)
-            energy += 0.5 * self.stiffness * eps * eps                         # Eq. (2.92)
-            f[s] += tension * u
-            f[s + 1] -= tension * u
-            if not derivatives:
-                continue
-            P = np.eye(3) - np.outer(u, u)
-            # d(tension u)/d(dx): along u through l and ldot, across u through the direction
-            dF_dd = (self.stiffness / L**2) * np.outer(u, u) + tension * P / l \
-                + (self.damping / L**2) * np.outer(u, P @ w / l)
-            dF_dw = (self.damping / L**2) * np.outer(u, u)
-            a, b = slice(3 * s, 3 * s + 3), slice(3 * s + 3, 3 * s + 6)
-            # node s feels +F, node s+1 feels -F; dx = x_{s+1} - x_s
-            for (ra, sa), (rb, sb) in (((a, 1), (b, 1)), ((a, 1), (a, -1)), ((b, -1), (b, 1)),
-                                       ((b, -1), (a, -1))):
-                K[ra, rb] += sa * sb * dF_dd
-                D[ra, rb] += sa * sb * dF_dw
+        L = self.rest_lengths
+        u = dx / lengths[:, None]  # every segment at once
+        eps, epsdot = (lengths - L) / L, (u[:, None, :] @ dv[:, :, None])[:, 0, 0] / L
+        tension = (self.stiffness * eps + self.damping * epsdot) / L     # Eq. (2.93)
+        energy = sum((0.5 * self.stiffness * eps * eps).tolist())        # Eq. (2.92), summed in order
+        F = tension[:, None] * u
+        f[:-1] += F  # node s feels +F of segment s, node s+1 its opposite
+        f[1:] -= F
+        if not derivatives:
+            return SpringTerms(f, None, None, energy)
+        uu = u[:, :, None] * u[:, None, :]
+        P = np.eye(3) - uu
+        # d(tension u)/d(dx): along u through l and ldot, across u through the direction
+        stiff, damp = (self.stiffness / L**2)[:, None, None], (self.damping / L**2)[:, None, None]
+        Pw = (P @ dv[:, :, None])[:, :, 0] / lengths[:, None]  # P w / l of each segment
+        dF_dd = stiff * uu + tension[:, None, None] * P / lengths[:, None, None] \
+            + damp * (u[:, :, None] * Pw[:, None, :])
+        dF_dw = damp * uu
+        K, D = np.zeros((k, 3, k, 3)), np.zeros((k, 3, k, 3))
+        s = np.arange(k - 1)
+        for M, dF in ((K, dF_dd), (D, dF_dw)):  # dx = x_{s+1} - x_s; node s feels +F, node s+1 -F
+            M[s, :, s + 1] += dF
+            M[s, :, s] -= dF
+            M[s + 1, :, s + 1] -= dF
+            M[s + 1, :, s] += dF
+        K, D = K.reshape(3 * k, 3 * k), D.reshape(3 * k, 3 * k)
         return SpringTerms(f, K, D, energy)
 
     # --- the scene format ---------------------------------------------------------------------

@@ -20,7 +20,7 @@ Lemke's method (:func:`redmax_edu.maximal.pivoting.lemke`).
 Taught in book/appendix/engineer_integrators and book/appendix/engineer_friction_cone.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -79,6 +79,7 @@ class ParticleChain:
     mu: float = 0.0
     friction: str = "box"
     directions: int = 4
+    _constants: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if not isinstance(self.spring, DeformableSpring):
@@ -97,6 +98,21 @@ class ParticleChain:
             raise ValueError(f"argument 'friction' must be one of {', '.join(FRICTIONS)}, "
                              f"got {self.friction!r}")
         object.__setattr__(self, "directions", as_index(self.directions, "directions", minimum=3))
+        k, count = self.spring.nnodes, self.directions
+        identity = np.eye(3 * k)
+        cone = np.zeros((k, count, k, 3))  # the friction cone's tangent rows, `count` per node
+        cone[np.arange(k), :, np.arange(k), :] = friction_directions(count)
+        object.__setattr__(self, "_constants", {  # what every step reuses
+            "M": np.diag(np.full(3 * k, self.spring.node_mass)),
+            "weights": np.tile(self.spring.node_mass * self.gravity, k),
+            "pin": identity[:3],  # the rows of node 0
+            "normal": identity[2::3],  # the z row of every node
+            "tangent": np.delete(identity, np.s_[2::3], axis=0),  # its x and y rows
+            "cone": cone.reshape(k * count, 3 * k),
+            "cone_sums": np.kron(np.eye(k), np.ones((count, 1))),  # E: sums each node's directions
+        })
+        for value in self._constants.values():
+            value.setflags(write=False)
 
     @property
     def mass(self):
@@ -106,8 +122,7 @@ class ParticleChain:
     def forces(self, x, v):
         """``f`` (3k,), ``K = df/dx`` and ``D = df/dv`` (3k, 3k): springs plus gravity."""
         terms = self.spring.elastic(x, v)
-        f = terms.f.ravel() + np.tile(self.spring.node_mass * self.gravity, self.spring.nnodes)
-        return f, terms.K, terms.D
+        return terms.f.ravel() + self._constants["weights"], terms.K, terms.D
 
     def energy(self, x, v):
         """Kinetic + elastic + gravitational energy (J)."""
@@ -165,13 +180,9 @@ def _cone_velocity(chain, A, b, G, r_G, N, r_N):
     ``(theta, phi, xi)`` whose matrix is copositive but not a P-matrix: Lemke's method solves it.
     """
     k, count = len(N), chain.directions
-    tangents = friction_directions(count)
-    D = np.zeros((k * count, A.shape[0]))
-    for i in range(k):
-        D[i * count: (i + 1) * count, 3 * i: 3 * i + 3] = tangents
-    rows = np.vstack([N, D])
+    rows = np.vstack([N, chain._constants["cone"]])  # N and D
     L0, q0, recover = mixed_lcp_to_lcp(A, b, G, r_G, rows, np.concatenate([r_N, np.zeros(k * count)]))
-    E = np.kron(np.eye(k), np.ones((count, 1)))
+    E = chain._constants["cone_sums"]
     n_rows = len(rows)
     L = np.zeros((n_rows + k, n_rows + k))
     L[:n_rows, :n_rows] = L0
@@ -185,21 +196,22 @@ def _cone_velocity(chain, A, b, G, r_G, N, r_N):
 def _constrained_velocity(chain, A, b, x, h):
     """Solve ``A v = b + C^T lam`` with the pin, floor and friction rows of §0.10 (Eq. 0.5-0.6)."""
     k = chain.spring.nnodes
+    rows = chain._constants
     G = np.zeros((0, 3 * k))
     r_G = np.zeros(0)
     if chain.pin is not None:
-        G = np.eye(3 * k)[:3]
+        G = rows["pin"]
         r_G = -(x[0] - chain.pin) / h  # velocity that puts node 0 back on the pin
     if chain.floor is None:
         if len(G):
             return kkt_solve(A, b, G, r_G).phi
         return np.linalg.solve(A, b)
     gap = x[:, 2] - chain.floor
-    N = np.eye(3 * k)[2::3]
+    N = rows["normal"]
     r_N = -gap / h  # a node may approach the floor by at most its gap in one step
     if chain.mu > 0 and chain.friction == "cone":
         return _cone_velocity(chain, A, b, G, r_G, N, r_N)
-    T = np.delete(np.eye(3 * k), np.s_[2::3], axis=0)  # x and y rows of every node
+    T = rows["tangent"]  # x and y rows of every node
     C = np.vstack([G, N, T])
     AinvCt = np.linalg.solve(A, C.T)
     S = C @ AinvCt
@@ -263,8 +275,12 @@ def chain_step(chain, x, v, h, method="trapezoidal"):
     if method not in METHODS:
         raise ValueError(f"argument 'method' must be one of {', '.join(METHODS)}, got {method!r}")
     x, v = chain.check_state(x, v)
-    h = as_scalar(h, "h", minimum=0.0, strict=True)
-    M = np.diag(chain.mass)
+    return _chain_step(chain, x, v, as_scalar(h, "h", minimum=0.0, strict=True), method)
+
+
+def _chain_step(chain, x, v, h, method):
+    """:func:`chain_step` of a checked state, step and method."""
+    M = chain._constants["M"]
     f, K, D = chain.forces(x, v)
     V = v.ravel()
     if method == "symplectic":
@@ -334,10 +350,13 @@ def simulate_chain(chain, x0, v0, h, steps, method="trapezoidal", *, stop_on_div
     x, v = chain.check_state(x0, v0)
     if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (int, np.integer)) or steps < 1:
         raise ValueError(f"argument 'steps' must be a whole number >= 1, got {steps!r}")
+    if method not in METHODS:
+        raise ValueError(f"argument 'method' must be one of {', '.join(METHODS)}, got {method!r}")
+    h = as_scalar(h, "h", minimum=0.0, strict=True)
     xs, vs, es = [x], [v], [chain.energy(x, v)]
     for _ in range(steps):
         try:
-            x, v = chain_step(chain, x, v, h, method)
+            x, v = _chain_step(chain, x, v, h, method)
         except ValueError as err:
             if stop_on_divergence and "diverged" in str(err):
                 break

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validate import as_array, as_index, as_real, as_scalar, as_transform
-from ..lie import adjoint, gamma, inv_se3, log_se3
+from ..lie import adjoint, adjoint_unchecked, gamma, inv_se3, inv_se3_unchecked, left_jacobian_inverse_so3
 
 __all__ = ["JOINT_ROWS", "Joint", "GroundContact", "BodyContact", "pyramid_directions"]
 
@@ -75,6 +75,7 @@ class Joint:
     compliance: float = 0.0
     damping: float = 0.0
     rows: tuple = field(init=False)
+    _A_j_a: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         label = self.label
@@ -102,6 +103,7 @@ class Joint:
                 raise ValueError(f"{label}: {msg}") from None
             object.__setattr__(self, attr, value)
         object.__setattr__(self, "rows", JOINT_ROWS[self.kind])
+        object.__setattr__(self, "_A_j_a", adjoint(inv_se3(self.E_a_j)))  # constant: body a to joint frame
 
     @property
     def label(self):
@@ -123,14 +125,17 @@ class Joint:
         return cls(kind, a, b, E_a_j, E_b_j, **kwargs)
 
     def jacobian(self, E):
-        """The constraint rows of Eq. (1.84), ``G`` of shape (len(rows), 6 n): ``G Phi = delta_phi_j``."""
+        """The constraint rows of Eq. (1.84), ``G`` of shape (len(rows), 6 n): ``G Phi = delta_phi_j``.
+
+        ``E`` (n, 4, 4) are rigid poses, as :meth:`redmax_edu.maximal.system.System.check_state`
+        returns them.
+        """
         n = len(E)
         G = np.zeros((6, 6 * n))
-        A_j_a = adjoint(inv_se3(self.E_a_j))
-        G[:, 6 * self.a: 6 * self.a + 6] = A_j_a
+        G[:, 6 * self.a: 6 * self.a + 6] = self._A_j_a
         if self.b >= 0:
-            A_a_b = adjoint(inv_se3(E[self.a]) @ E[self.b])  # A_a_0 A_0_b
-            G[:, 6 * self.b: 6 * self.b + 6] = -A_j_a @ A_a_b
+            A_a_b = adjoint_unchecked(inv_se3_unchecked(E[self.a]) @ E[self.b])  # A_a_0 A_0_b
+            G[:, 6 * self.b: 6 * self.b + 6] = -self._A_j_a @ A_a_b
         return G[list(self.rows)]
 
     def error(self, E):
@@ -142,7 +147,40 @@ class Joint:
         """
         E_ja = E[self.a] @ self.E_a_j
         E_jb = self.E_b_j if self.b < 0 else E[self.b] @ self.E_b_j
-        return log_se3(inv_se3(E_jb) @ E_ja)[list(self.rows)]
+        return log_se3_unchecked(inv_se3_unchecked(E_jb) @ E_ja)[list(self.rows)]
+
+
+def log_se3_unchecked(E):
+    """:func:`redmax_edu.lie.log_se3` of a trusted rigid transform: the same formulas, without its checks.
+
+    Every step takes the logarithm of each joint's error transform (:meth:`Joint.error`),
+    and log_se3's checks (a transform, then a rotation, each with ``R^T R`` and ``det R``)
+    cost more than the logarithm. The rotation vector is log_so3's: from the skew part of
+    ``R`` up to pi/2, beyond from its symmetric part; the linear part solves ``V nu = p``
+    with :func:`redmax_edu.lie.left_jacobian_inverse_so3`. (A helper for lie.py, beside its
+    other ``*_unchecked`` functions.)
+
+    Examples
+    --------
+    >>> from redmax_edu.lie import exp_se3, log_se3
+    >>> E = exp_se3([0.1, -2.5, 0.3, 1.0, 2.0, -0.5])
+    >>> bool(np.array_equal(log_se3_unchecked(E), log_se3(E)))
+    True
+    """
+    R = E[:3, :3]
+    s = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])  # sin(t) n
+    c = 0.5 * (np.trace(R) - 1.0)  # cos(t)
+    t = np.arctan2(np.linalg.norm(s), c)
+    if c > 0:
+        t2 = t * t
+        sin_over = 1 - t2 / 6 * (1 - t2 / 20 * (1 - t2 / 42)) if t < 1e-2 else np.sin(t) / t  # as lie's
+        w = s / sin_over
+    else:
+        B = 0.5 * (R + R.T) - c * np.eye(3)  # (1 - cos t) n n^T
+        k = int(np.argmax(np.diag(B)))
+        n = B[:, k] / np.sqrt(B[k, k] * (1.0 - c))
+        w = t * (-n if n @ s < 0 else n)
+    return np.concatenate([w, left_jacobian_inverse_so3(w) @ E[:3, 3]])
 
 
 def _unit(v, name):
@@ -197,6 +235,8 @@ class GroundContact:
     plane_point: np.ndarray = field(default_factory=lambda: np.zeros(3))
     plane_normal: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 1.0]))
     margin: float = 1e-2
+    _Gammas: np.ndarray = field(init=False, repr=False, compare=False)
+    _directions: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         as_index(self.body, "body")
@@ -210,6 +250,9 @@ class GroundContact:
         object.__setattr__(self, "plane_point", as_real(self.plane_point, (3,), "plane_point"))
         n = _unit(as_real(self.plane_normal, (3,), "plane_normal"), "plane_normal")
         object.__setattr__(self, "plane_normal", n)
+        # constants: Gamma(r) of each point (Eq. 1.90) and the friction pyramid's directions
+        object.__setattr__(self, "_Gammas", np.array([gamma(r) for r in self.points]).reshape(-1, 3, 6))
+        object.__setattr__(self, "_directions", pyramid_directions(n))
 
     def distances(self, E):
         """Signed distance of each candidate point from the plane (negative inside), shape (m,)."""
@@ -231,16 +274,13 @@ class GroundContact:
         n_bodies = len(E)
         d_all = self.distances(E)
         active = np.flatnonzero(d_all < self.margin)
-        R = E[self.body, :3, :3]
-        dirs = pyramid_directions(self.plane_normal)
+        J = E[self.body, :3, :3] @ self._Gammas[active]  # Eq. (1.90), one (3, 6) block per point
         N = np.zeros((len(active), 6 * n_bodies))
-        T = np.zeros((4 * len(active), 6 * n_bodies))
+        T = np.zeros((len(active), 4, 6 * n_bodies))
         s = slice(6 * self.body, 6 * self.body + 6)
-        for k, i in enumerate(active):
-            J = R @ gamma(self.points[i])  # Eq. (1.90)
-            N[k, s] = self.plane_normal @ J
-            T[4 * k: 4 * k + 4, s] = dirs @ J
-        return N, T, d_all[active]
+        N[:, s] = self.plane_normal @ J
+        T[:, :, s] = self._directions @ J
+        return N, T.reshape(-1, 6 * n_bodies), d_all[active]
 
 
 @dataclass(frozen=True)
@@ -271,6 +311,7 @@ class BodyContact:
     r_j: np.ndarray
     n_j: np.ndarray
     mu: float = 0.0
+    _Gammas: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         as_index(self.i, "i")
@@ -283,6 +324,7 @@ class BodyContact:
         if not np.any(self.n_j):
             raise ValueError("argument 'n_j' must be a nonzero vector")
         object.__setattr__(self, "mu", as_scalar(self.mu, "mu", minimum=0.0))
+        object.__setattr__(self, "_Gammas", (gamma(self.r_i), gamma(self.r_j)))  # constant
 
     @classmethod
     def at(cls, i, j, point, normal, E, mu=0.0):
@@ -310,8 +352,8 @@ class BodyContact:
         n = E[self.j, :3, :3] @ self.n_j
         xi = E[self.i, :3, :3] @ self.r_i + E[self.i, :3, 3]
         xj = E[self.j, :3, :3] @ self.r_j + E[self.j, :3, 3]
-        Ji = E[self.i, :3, :3] @ gamma(self.r_i)
-        Jj = E[self.j, :3, :3] @ gamma(self.r_j)
+        Ji = E[self.i, :3, :3] @ self._Gammas[0]
+        Jj = E[self.j, :3, :3] @ self._Gammas[1]
         dirs = pyramid_directions(n)
         N = np.zeros((1, 6 * n_bodies))
         T = np.zeros((4, 6 * n_bodies))

@@ -25,21 +25,24 @@ Taught in book/01_maximal/09_forces.
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.linalg
 
 from .._validate import ArgumentTypeError, as_index, as_instance, as_real, as_scalar, as_transform
-from ..lie import ad, gamma, left_jacobian_inverse_so3, log_so3, right_jacobian_inverse_so3
+from ..lie import (
+    ad_unchecked,
+    gamma,
+    hat_unchecked,
+    left_jacobian_inverse_so3,
+    log_so3,
+    right_jacobian_inverse_so3,
+)
 from ..units import GRAVITY
 
 __all__ = [
     "ForceTerms", "Force", "Attachment", "point_kinematics", "assemble_point_forces",
-    "Gravity", "PointForce", "BodyDamping", "Coriolis", "PointSpring", "Spring",
-    "LinearSpringDamper", "CableLaw", "GroundPenalty", "FrameSpring", "stiffness_skew_part",
+    "gravity_terms", "Gravity", "PointForce", "BodyDamping", "coriolis_terms", "Coriolis", "PointSpring",
+    "Spring", "LinearSpringDamper", "CableLaw", "GroundPenalty", "FrameSpring", "stiffness_skew_part",
 ]
-
-
-def _hat(a):
-    """The cross-product matrix of a trusted 3-vector (Eq. 1.7), without input checks."""
-    return np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
 
 
 @dataclass
@@ -57,6 +60,18 @@ class ForceTerms:
 
     def __add__(self, other):
         return ForceTerms(self.f + other.f, self.K + other.K, self.D + other.D)
+
+    def add_body_terms(self, bodies, f=None, K=None, D=None):
+        """Add wrenches ``f`` (k, 6) on ``bodies`` (k,) and diagonal blocks ``K`` and ``D`` (k, 6, 6).
+
+        A body may be listed more than once (several points on it); its terms add up.
+        """
+        n = len(self.f) // 6
+        if f is not None:
+            np.add.at(self.f.reshape(n, 6), bodies, f)
+        for total, blocks in ((self.K, K), (self.D, D)):
+            if blocks is not None:
+                np.add.at(total.reshape(n, 6, n, 6), (bodies, slice(None), bodies), blocks)
 
 
 class Force:
@@ -91,16 +106,48 @@ class Force:
 
 @dataclass(frozen=True)
 class Attachment:
-    """A point fixed to a body: ``r`` in body coordinates, or a world point when ``body == -1``."""
+    """A point fixed to a body: ``r`` in body coordinates, or a world point when ``body == -1``.
+
+    ``Gamma`` is its constant ``Gamma(r)`` (Eq. 1.12), computed once.
+    """
 
     body: int
     r: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    Gamma: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if isinstance(self.body, (bool, np.bool_)) or not isinstance(self.body, (int, np.integer)) \
                 or self.body < -1:
             raise ValueError(f"attachment body must be an index >= -1 (-1 is the world), got {self.body!r}")
         object.__setattr__(self, "r", as_real(self.r, (3,), "r"))
+        object.__setattr__(self, "Gamma", gamma(self.r))
+
+
+class _StackedPoints(tuple):
+    """A tuple of Attachment with their arrays stacked once, for array operations.
+
+    ``r`` (m, 3) of every point; of the points on bodies (not the world): ``on``, their
+    positions in the tuple (k,), ``body`` (k,) and ``Gamma`` (k, 3, 6). The forces keep
+    their fixed points in one; a plain sequence is stacked when it is used.
+    """
+
+    def __new__(cls, attachments):
+        points = super().__new__(cls, attachments)
+        on = [a for a, att in enumerate(points) if att.body >= 0]
+        points.r = np.array([att.r for att in points]).reshape(-1, 3)
+        points.on = np.array(on, dtype=int)
+        points.body = np.array([points[a].body for a in on], dtype=int)
+        points.Gamma = np.array([points[a].Gamma for a in on]).reshape(-1, 3, 6)
+        return points
+
+
+def _stacked(attachments):
+    return attachments if isinstance(attachments, _StackedPoints) else _StackedPoints(attachments)
+
+
+def _times(A, x):
+    """``A_k @ x_k`` for stacks of matrices (k, i, j) and vectors (k, j)."""
+    return (A @ x[:, :, None])[:, :, 0]
 
 
 def point_kinematics(E, phi, attachments):
@@ -123,15 +170,13 @@ def point_kinematics(E, phi, attachments):
     >>> x[0], v[0]
     (array([1., 0., 0.]), array([0., 1., 0.]))
     """
-    x = np.empty((len(attachments), 3))
-    v = np.zeros((len(attachments), 3))
-    for a, att in enumerate(attachments):
-        if att.body < 0:
-            x[a] = att.r
-            continue
-        R, p = E[att.body, :3, :3], E[att.body, :3, 3]
-        x[a] = R @ att.r + p
-        v[a] = R @ (gamma(att.r) @ phi[att.body])
+    points = _stacked(attachments)
+    on, body = points.on, points.body
+    x = points.r.copy()  # world points stay where they are
+    v = np.zeros((len(points), 3))
+    R = E[body, :3, :3]
+    x[on] = _times(R, points.r[on]) + E[body, :3, 3]
+    v[on] = _times(R, _times(points.Gamma, phi[body]))
     return x, v
 
 
@@ -146,6 +191,10 @@ def assemble_point_forces(E, phi, attachments, F, dF_dx=None, dF_dv=None, deriva
     * the force's dependence on point positions, ``dF/dx_b`` times ``dx_b/dq = J_b``;
     * its dependence on point velocities, ``dF/dv_b`` times ``dv_b/dq = -R [Gamma(r) phi]``
       on the rotational part (Eq. 1.43) and ``dv_b/dphi = J_b``.
+
+    With the points' Jacobians stacked into one matrix ``J`` (3m, 6n) (the rows of a world
+    point are zero), the last two are the chain rule ``J^T (dF/dx) J``, ``J^T (dF/dv) dv/dq``
+    and ``J^T (dF/dv) J``.
 
     Parameters
     ----------
@@ -175,39 +224,31 @@ def assemble_point_forces(E, phi, attachments, F, dF_dx=None, dF_dv=None, deriva
 
     Taught in book/01_maximal/09_forces.
     """
-    n = len(E)
-    m = len(attachments)
+    points = _stacked(attachments)
+    n, m = len(E), len(points)
     out = ForceTerms.zeros(n)
-    J = np.zeros((m, 3, 6))  # material Jacobians
-    dv_dq = np.zeros((m, 3, 6))
-    for a, att in enumerate(attachments):
-        if att.body < 0:
-            continue
-        R = E[att.body, :3, :3]
-        G = gamma(att.r)
-        J[a] = R @ G
-        if derivatives:
-            dv_dq[a, :, :3] = -R @ _hat(G @ phi[att.body])  # Eq. (1.43)
-    for a, att in enumerate(attachments):
-        i = att.body
-        if i < 0:
-            continue
-        si = slice(6 * i, 6 * i + 6)
-        out.f[si] += J[a].T @ F[a]  # Eq. (1.13)
-        if not derivatives:
-            continue
-        R = E[i, :3, :3]
-        out.K[si, 6 * i: 6 * i + 3] += gamma(att.r).T @ _hat(R.T @ F[a])  # Eq. (1.33)
-        for b, other in enumerate(attachments):
-            j = other.body
-            if j < 0:
-                continue
-            sj = slice(6 * j, 6 * j + 6)
-            if dF_dx is not None:
-                out.K[si, sj] += J[a].T @ dF_dx[a, :, b, :] @ J[b]
-            if dF_dv is not None:
-                out.K[si, sj] += J[a].T @ dF_dv[a, :, b, :] @ dv_dq[b]
-                out.D[si, sj] += J[a].T @ dF_dv[a, :, b, :] @ J[b]
+    on, body, G = points.on, points.body, points.Gamma
+    R = E[body, :3, :3]
+    F_on = F[on]
+    out.add_body_terms(body, _times(np.swapaxes(R @ G, 1, 2), F_on))  # J_a^T F_a, Eq. (1.13)
+    if not derivatives:
+        return out
+    K_rot = np.zeros((len(on), 6, 6))
+    K_rot[:, :, :3] = np.swapaxes(G, 1, 2) @ hat_unchecked(_times(np.swapaxes(R, 1, 2), F_on))  # Eq. (1.33)
+    out.add_body_terms(body, K=K_rot)
+    if dF_dx is None and dF_dv is None:
+        return out
+    J = np.zeros((m, 3, n, 6))  # the material Jacobians, one (3, 6) block per point, Eq. (1.12)
+    J[on, :, body, :] = R @ G
+    J = J.reshape(3 * m, 6 * n)
+    if dF_dx is not None:
+        out.K += J.T @ dF_dx.reshape(3 * m, 3 * m) @ J
+    if dF_dv is not None:
+        dv_dq = np.zeros((m, 3, n, 6))
+        dv_dq[on, :, body, :3] = -R @ hat_unchecked(_times(G, phi[body]))  # Eq. (1.43)
+        JT_dF = J.T @ dF_dv.reshape(3 * m, 3 * m)
+        out.K += JT_dF @ dv_dq.reshape(3 * m, 6 * n)
+        out.D += JT_dF @ J
     return out
 
 
@@ -220,12 +261,38 @@ def _nonnegative(value, name):
     return as_scalar(value, name, minimum=0.0)
 
 
+def gravity_terms(R, weights):
+    """Gravity's wrenches on k bodies and their stiffness blocks (Eq. 1.34-1.35).
+
+    Body i of rotation ``R_i`` and weight ``m_i g`` (a world force at its centre of mass)
+    feels ``(0, R_i^T m_i g)`` in body coordinates, which depends on the pose through the
+    rotation only: ``K_i = [[0, 0], [[R_i^T m_i g], 0]]``, and ``D = 0``.
+
+    Parameters
+    ----------
+    R : ndarray, shape (k, 3, 3)
+    weights : ndarray, shape (k, 3)
+        ``m_i g`` in world coordinates.
+
+    Returns
+    -------
+    f : ndarray, shape (k, 6)
+    K : ndarray, shape (k, 6, 6)
+    """
+    w = _times(np.swapaxes(R, 1, 2), weights)  # R^T m g
+    f = np.zeros((len(w), 6))
+    f[:, 3:] = w
+    K = np.zeros((len(w), 6, 6))
+    K[:, 3:, :3] = hat_unchecked(w)
+    return f, K
+
+
 class Gravity(Force):
     """Gravity on one body: the world force ``m g`` at its centre of mass (Eq. 1.34-1.35).
 
     In body coordinates the wrench is ``(0, R^T m g)``: it depends on the pose through the
-    rotation only, so ``K = [[0, 0], [[R^T m g], 0]]`` and ``D = 0``. Potential energy
-    ``-m g . p``.
+    rotation only, so ``K = [[0, 0], [[R^T m g], 0]]`` and ``D = 0`` (:func:`gravity_terms`).
+    Potential energy ``-m g . p``.
 
     Examples
     --------
@@ -241,8 +308,10 @@ class Gravity(Force):
         self.bodies = (self.body,)
 
     def evaluate(self, E, phi):
-        F = (self.mass * self.g)[None]
-        return assemble_point_forces(E, phi, [Attachment(self.body)], F)
+        out = ForceTerms.zeros(len(E))
+        f, K = gravity_terms(E[[self.body], :3, :3], (self.mass * self.g)[None])
+        out.add_body_terms([self.body], f, K)
+        return out
 
     def potential_energy(self, E):
         return -self.mass * float(self.g @ E[self.body, :3, 3])
@@ -261,12 +330,13 @@ class PointForce(Force):
         k = as_scalar(k, "k")
         self.F = k * as_real(direction, (3,), "direction")
         self.bodies = (self.point.body,)
+        self._points = _StackedPoints([self.point])
 
     def evaluate(self, E, phi):
-        return assemble_point_forces(E, phi, [self.point], self.F[None])
+        return assemble_point_forces(E, phi, self._points, self.F[None])
 
     def potential_energy(self, E):
-        x, _ = point_kinematics(E, np.zeros((len(E), 6)), [self.point])
+        x, _ = point_kinematics(E, np.zeros((len(E), 6)), self._points)
         return -float(self.F @ x[0])
 
 
@@ -299,12 +369,43 @@ class BodyDamping(Force):
         return out
 
 
+def coriolis_terms(M, phi, derivatives=True):
+    """The quadratic velocity wrenches ``ad(phi_i)^T M_i phi_i`` of k bodies and their damping blocks.
+
+    The wrench of the Newton-Euler equations (Eq. 1.21, 1.36). ``K = 0`` and, with the body
+    momentum ``M phi = (I omega, m nu)`` (Eq. 1.39),
+    ``D = ad(phi)^T M + [[[I omega], [m nu]], [[m nu], 0]]``.
+
+    Parameters
+    ----------
+    M : ndarray, shape (k, 6, 6)
+        Spatial inertias.
+    phi : ndarray, shape (k, 6)
+        Body twists.
+    derivatives : bool
+        False: ``f`` only (``D`` is None).
+
+    Returns
+    -------
+    f : ndarray, shape (k, 6)
+    D : ndarray, shape (k, 6, 6), or None
+    """
+    h = _times(M, phi)  # body momenta (I omega, m nu)
+    adT = np.swapaxes(ad_unchecked(phi), 1, 2)
+    if not derivatives:
+        return _times(adT, h), None
+    dad = np.zeros((len(h), 6, 6))  # d(ad(phi)^T h)/dphi at fixed h
+    dad[:, :3, :3] = hat_unchecked(h[:, :3])
+    dad[:, :3, 3:] = dad[:, 3:, :3] = hat_unchecked(h[:, 3:])
+    return _times(adT, h), adT @ M + dad
+
+
 class Coriolis(Force):
     """The quadratic velocity wrench ``ad(phi)^T M phi`` of the Newton-Euler equations (Eq. 1.21, 1.36).
 
     It comes from writing the dynamics in the moving body frame. ``K = 0`` and, with
     ``M phi = (I omega, m nu)`` (Eq. 1.39),
-    ``D = ad(phi)^T M + [[[I omega], [m nu]], [[m nu], 0]]``.
+    ``D = ad(phi)^T M + [[[I omega], [m nu]], [[m nu], 0]]`` (:func:`coriolis_terms`).
     """
 
     def __init__(self, body, M):
@@ -314,15 +415,8 @@ class Coriolis(Force):
 
     def evaluate(self, E, phi):
         out = ForceTerms.zeros(len(E))
-        s = slice(6 * self.body, 6 * self.body + 6)
-        p = phi[self.body]
-        h = self.M @ p  # body momentum (I omega, m nu)
-        out.f[s] = ad(p).T @ h
-        dad = np.zeros((6, 6))  # d(ad(phi)^T h)/dphi at fixed h
-        dad[:3, :3] = _hat(h[:3])
-        dad[:3, 3:] = _hat(h[3:])
-        dad[3:, :3] = _hat(h[3:])
-        out.D[s, s] = ad(p).T @ self.M + dad
+        f, D = coriolis_terms(self.M[None], phi[[self.body]])
+        out.add_body_terms([self.body], f, D=D)
         return out
 
 
@@ -335,10 +429,14 @@ class PointSpring(Force):
     """
 
     def __init__(self, first, second, stiffness, damping=0.0):
-        self.points = (as_instance(first, Attachment, "first"), as_instance(second, Attachment, "second"))
+        self.points = _StackedPoints((as_instance(first, Attachment, "first"),
+                                      as_instance(second, Attachment, "second")))
         self.ks = _nonnegative(stiffness, "stiffness")
         self.kd = _nonnegative(damping, "damping")
         self.bodies = tuple(p.body for p in self.points)
+        sign = np.array([[-1.0, 1.0], [1.0, -1.0]])  # d F_a / d x_b pattern, constant
+        self._dF_dx = np.einsum("ab,ij->aibj", sign, self.ks * np.eye(3))
+        self._dF_dv = np.einsum("ab,ij->aibj", sign, self.kd * np.eye(3)) if self.kd else None
 
     def evaluate(self, E, phi):
         return self._terms(E, phi, derivatives=True)
@@ -349,13 +447,8 @@ class PointSpring(Force):
     def _terms(self, E, phi, derivatives):
         x, v = point_kinematics(E, phi, self.points)
         F1 = self.ks * (x[1] - x[0]) + self.kd * (v[1] - v[0])
-        dF_dx = dF_dv = None
-        if derivatives:
-            I3 = np.eye(3)
-            sign = np.array([[-1.0, 1.0], [1.0, -1.0]])  # d F_a / d x_b pattern
-            dF_dx = np.einsum("ab,ij->aibj", sign, self.ks * I3)
-            dF_dv = np.einsum("ab,ij->aibj", sign, self.kd * I3)
-        return assemble_point_forces(E, phi, self.points, np.array([F1, -F1]), dF_dx, dF_dv, derivatives)
+        return assemble_point_forces(E, phi, self.points, np.array([F1, -F1]), self._dF_dx, self._dF_dv,
+                                     derivatives)
 
     def potential_energy(self, E):
         x, _ = point_kinematics(E, np.zeros((len(E), 6)), self.points)
@@ -412,7 +505,7 @@ class Spring(Force):
         if not isinstance(points, (list, tuple)):
             raise ArgumentTypeError(f"argument 'points' must be a list of Attachment, "
                                     f"got {type(points).__name__}")
-        self.points = tuple(as_instance(p, Attachment, f"points[{k}]") for k, p in enumerate(points))
+        self.points = _StackedPoints(as_instance(p, Attachment, f"points[{k}]") for k, p in enumerate(points))
         if len(self.points) < 2:
             raise ValueError(f"argument 'points' needs at least 2 attachments, got {len(self.points)}")
         if not callable(law):
@@ -491,7 +584,7 @@ class GroundPenalty(Force):
         pts = np.atleast_2d(as_real(points, None, "points"))
         if pts.ndim != 2 or pts.shape[1] != 3:
             raise ValueError(f"argument 'points' must have shape (m, 3), got {pts.shape}")
-        self.points = tuple(Attachment(self.body, p) for p in pts)
+        self.points = _StackedPoints(Attachment(self.body, p) for p in pts)
         self.kn, self.kd = _nonnegative(kn, "kn"), _nonnegative(kd, "kd")
         self.kt, self.mu = _nonnegative(kt, "kt"), _nonnegative(mu, "mu")
         self.xg = as_real(plane_point, (3,), "plane_point")
@@ -509,11 +602,9 @@ class GroundPenalty(Force):
         dF_dv = np.zeros((m, 3, m, 3))
         N = np.outer(self.n, self.n)
         T = np.eye(3) - N
-        for a in range(m):
-            d = float(self.n @ (x[a] - self.xg))
-            if d >= 0:
-                continue
-            fn = -self.kn * d  # normal force magnitude (>= 0)
+        depth = (x - self.xg) @ self.n
+        for a in np.flatnonzero(depth < 0):  # the penetrating points
+            fn = -self.kn * float(depth[a])  # normal force magnitude (>= 0)
             F[a] = fn * self.n - self.kd * (N @ v[a])
             dF_dx[a, :, a, :] = -self.kn * N
             dF_dv[a, :, a, :] = -self.kd * N
@@ -578,7 +669,7 @@ class FrameSpring(Force):
         out.K[sa, sa] -= self.kr * Ra1 @ left_jacobian_inverse_so3(theta) @ Ra1.T
         # damping torque d_r (omega_b - omega_a) seen in a
         out.f[sa] += self.dr * (Rab @ wb - wa)
-        out.K[sa, sa] += self.dr * _hat(Rab @ wb)
+        out.K[sa, sa] += self.dr * hat_unchecked(Rab @ wb)
         out.D[sa, sa] -= self.dr * np.eye(3)
         if self.b < 0:
             return out
@@ -588,11 +679,11 @@ class FrameSpring(Force):
         out.f[sb] -= self.kr * Rb2 @ theta
         out.K[sb, sa] += self.kr * Rb2 @ left_jacobian_inverse_so3(theta) @ Ra1.T
         out.K[sb, sb] -= self.kr * Rb2 @ Jr_inv @ Rb2.T
-        out.K[sa, sb] -= self.dr * Rab @ _hat(wb)
+        out.K[sa, sb] -= self.dr * Rab @ hat_unchecked(wb)
         out.D[sa, sb] += self.dr * Rab
         out.f[sb] -= self.dr * (wb - Rab.T @ wa)
-        out.K[sb, sb] += self.dr * _hat(Rab.T @ wa)
-        out.K[sb, sa] -= self.dr * Rab.T @ _hat(wa)
+        out.K[sb, sb] += self.dr * hat_unchecked(Rab.T @ wa)
+        out.K[sb, sa] -= self.dr * Rab.T @ hat_unchecked(wa)
         out.D[sb, sb] -= self.dr * np.eye(3)
         out.D[sb, sa] += self.dr * Rab.T
         return out
@@ -637,10 +728,7 @@ def stiffness_skew_part(f):
     if f.ndim != 1 or len(f) % 6:
         raise ValueError(f"argument 'f' must hold one 6-vector wrench per body (length 6n), "
                          f"got shape {f.shape}")
-    units = np.eye(6)
-    out = np.zeros((len(f), len(f)))
-    for b in range(len(f) // 6):
-        fb = f[6 * b: 6 * b + 6]
-        block = np.array([[fb @ ad(units[j]) @ units[i] for j in range(6)] for i in range(6)])
-        out[6 * b: 6 * b + 6, 6 * b: 6 * b + 6] = block
-    return out
+    n = len(f) // 6
+    ad_units = ad_unchecked(np.eye(6))  # ad(e_j), j = 0..5
+    blocks = np.einsum("bk,jki->bij", f.reshape(n, 6), ad_units)  # f_b . ad(e_j) e_i
+    return scipy.linalg.block_diag(*blocks) if n else np.zeros((0, 0))

@@ -19,13 +19,12 @@ artificial variable) solves it.
 Taught in book/appendix/engineer_mixed_lcp and book/appendix/engineer_friction_cone.
 """
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 
 from .._validate import as_index, as_real, as_scalar
+from .solve import lu_solve, nonsingular_lu
 
 __all__ = ["LCPSolution", "mixed_lcp_to_lcp", "principal_pivoting", "lemke", "solve_mixed_lcp"]
 
@@ -62,11 +61,8 @@ def _mixed_problem(M, f, G, g, N, n):
             rhs_name = name.lower()
             raise ValueError(f"arguments {name} {rows.shape} and {rhs_name} {rhs.shape} must have shapes "
                              f"(k, {dim}) and (k,)")
-    A = np.block([[M, -G.T], [G, np.zeros((len(G), len(G)))]])
-    with warnings.catch_warnings():  # a singular A is reported below, in the reader's terms
-        warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
-        lu = scipy.linalg.lu_factor(A, check_finite=False)
-    if not np.all(np.abs(np.diag(lu[0])) > 1e-13 * max(1.0, np.abs(A).max())):
+    lu, ok = nonsingular_lu(np.block([[M, -G.T], [G, np.zeros((len(G), len(G)))]]))
+    if not ok:
         raise ValueError("the KKT matrix [[M, -G^T], [G, 0]] is singular: M is not positive definite "
                          "or two rows of G remove the same motion")
     b = np.concatenate([f, g])
@@ -112,8 +108,8 @@ def mixed_lcp_to_lcp(M, f, G, g, N, n):
     Taught in book/appendix/engineer_mixed_lcp.
     """
     lu, b, Nbar, n, dim = _mixed_problem(M, f, G, g, N, n)
-    y0 = scipy.linalg.lu_solve(lu, b)
-    AinvNt = scipy.linalg.lu_solve(lu, Nbar.T) if len(Nbar) else np.zeros((len(b), 0))
+    y0 = lu_solve(lu, b)
+    AinvNt = lu_solve(lu, Nbar.T) if len(Nbar) else np.zeros((len(b), 0))
 
     def recover(z):
         y = y0 + AinvNt @ as_real(z, (len(n),), "z")
@@ -328,13 +324,13 @@ def solve_mixed_lcp(M, f, G, g, N, n, *, on_demand=True, max_pivots=None, tol=1e
     Taught in book/appendix/engineer_mixed_lcp.
     """
     lu, b, Nbar, n, dim = _mixed_problem(M, f, G, g, N, n)
-    y0 = scipy.linalg.lu_solve(lu, b)
+    y0 = lu_solve(lu, b)
     q = Nbar @ y0 - n
     solved = {}  # j -> A^-1 Nbar_j^T
 
     def column(j):
         if j not in solved:
-            solved[j] = scipy.linalg.lu_solve(lu, Nbar[j])
+            solved[j] = lu_solve(lu, Nbar[j])
         return Nbar @ solved[j]
 
     if not on_demand:

@@ -18,12 +18,13 @@ then moves each pose along its twist on SE(3) (Eq. 1.29)::
 Taught in book/01_maximal/08_integration.
 """
 
+import inspect
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validate import MAX_MAGNITUDE, as_index, as_instance, as_scalar, check_count
-from ..lie import brac, exp_se3
+from .._validate import MAX_MAGNITUDE, ArgumentTypeError, as_index, as_instance, as_scalar, check_count
+from ..lie import exp_se3, hat_unchecked
 from .solve import check_independent_rows, contact_qp, kkt_solve, pgs_contact
 
 __all__ = ["METHODS", "StepInfo", "Trajectory", "step", "simulate", "simulate_rk45"]
@@ -46,7 +47,8 @@ class StepInfo:
     joint_error: float = 0.0
 
 
-def _check_step_args(system, h, method):
+def _check_step_args(system, h, method, baumgarte, contact_correction, contact_solver, stiffness):
+    """The checked step size and options of :func:`step`: ``h``, ``baumgarte``, ``contact_correction``."""
     from .system import System
 
     as_instance(system, System, "system")
@@ -61,6 +63,15 @@ def _check_step_args(system, h, method):
     if method == "explicit" and (system.joints or system.contacts):
         raise ValueError("explicit Euler moves with the old velocities, which ignore the constraints: "
                          "use method='symplectic' or 'implicit' with joints or contacts")
+    baumgarte = as_scalar(baumgarte, "baumgarte", minimum=0.0)
+    contact_correction = as_scalar(contact_correction, "contact_correction", minimum=0.0)
+    if contact_solver not in ("qp", "pgs"):
+        raise ValueError(f"argument 'contact_solver' must be 'qp' or 'pgs', got {contact_solver!r}")
+    if contact_solver == "pgs" and system.joints and system.contacts:
+        raise ValueError("contact_solver='pgs' handles contacts only; use 'qp' with joints")
+    if not isinstance(stiffness, str) or stiffness not in ("full", "symmetric"):
+        raise ValueError(f"argument 'stiffness' must be 'full' or 'symmetric', got {stiffness!r}")
+    return h, baumgarte, contact_correction
 
 
 def _joint_rows(system, E, h, baumgarte):
@@ -129,24 +140,23 @@ def step(system, E, phi, h, method="symplectic", *, baumgarte=0.0, contact_corre
         The new state.
     info : StepInfo
     """
-    _check_step_args(system, h, method)
-    h = float(h)
-    baumgarte = as_scalar(baumgarte, "baumgarte", minimum=0.0)
-    contact_correction = as_scalar(contact_correction, "contact_correction", minimum=0.0)
-    if contact_solver not in ("qp", "pgs"):
-        raise ValueError(f"argument 'contact_solver' must be 'qp' or 'pgs', got {contact_solver!r}")
-    if not isinstance(stiffness, str) or stiffness not in ("full", "symmetric"):
-        raise ValueError(f"argument 'stiffness' must be 'full' or 'symmetric', got {stiffness!r}")
+    h, baumgarte, contact_correction = _check_step_args(system, h, method, baumgarte, contact_correction,
+                                                        contact_solver, stiffness)
     E, phi = system.check_state(E, phi)
-    terms = system.evaluate(E, phi)
+    return _step(system, E, phi, h, method, baumgarte, contact_correction, contact_solver, stiffness)
+
+
+def _step(system, E, phi, h, method, baumgarte, contact_correction, contact_solver, stiffness):
+    """:func:`step` of a checked state and checked options."""
     M = system.mass_matrix()
     Phi = phi.ravel()
     if method == "implicit":
+        terms = system.evaluate(E, phi)
         K = terms.K if stiffness == "full" else 0.5 * (terms.K + terms.K.T)
         A = M - h * terms.D - h * h * K
         b = M @ Phi + h * (terms.f - terms.D @ Phi)
     else:
-        A, b = M, M @ Phi + h * terms.f
+        A, b = M, M @ Phi + h * system.wrench(E, phi)
     if not (np.abs(A) <= MAX_MAGNITUDE).all() or not (np.abs(b) <= MAX_MAGNITUDE).all():
         raise ValueError(f"the forces overflow at this state (largest |phi| = {np.abs(phi).max():.3g}, "
                          f"largest |p| = {np.abs(E[:, :3, 3]).max():.3g}): arguments 'E' and 'phi' are "
@@ -161,19 +171,17 @@ def step(system, E, phi, h, method="symplectic", *, baumgarte=0.0, contact_corre
         N, T, r_N, mu = contact_rows(system, E, h, contact_correction)
         info.active_contacts = len(N)
         if contact_solver == "pgs":
-            if joints is not None:
-                raise ValueError("contact_solver='pgs' handles contacts only; use 'qp' with joints")
             T2 = np.vstack([T[4 * i: 4 * i + 2] for i in range(len(N))]) if len(N) else None
             info.solution = pgs_contact(A, b, N, r_N, T2, mu)
-        elif contact_solver == "qp":
+        else:
             G_, rG_ = (None, None) if joints is None else (G, r_G)
             info.solution = contact_qp(A, b, G_, rG_, N, r_N, T if np.any(mu > 0) else None, mu)
-        else:
-            raise ValueError(f"argument 'contact_solver' must be 'qp' or 'pgs', got {contact_solver!r}")
         new_Phi = info.solution.phi
     elif joints is not None:
         info.solution = kkt_solve(A, b, G, r_G, C)
         new_Phi = info.solution.phi
+    elif method != "implicit":
+        new_Phi = b / np.diag(M)  # A = M, diagonal (Eq. 1.24)
     else:
         try:
             new_Phi = np.linalg.solve(A, b)
@@ -187,6 +195,11 @@ def step(system, E, phi, h, method="symplectic", *, baumgarte=0.0, contact_corre
     move = phi if method == "explicit" else new_phi
     new_E = np.stack([E[i] @ exp_se3(h * move[i]) for i in range(system.n)])  # Eq. (1.29)
     return new_E, new_phi, info
+
+
+#: The keyword options of :func:`step` with their defaults, which :func:`simulate` passes on.
+_STEP_OPTIONS = {name: p.default for name, p in inspect.signature(step).parameters.items()
+                 if p.kind is p.KEYWORD_ONLY}
 
 
 @dataclass
@@ -231,13 +244,17 @@ def simulate(system, E0, phi0, h, steps, method="symplectic", **step_options):
     >>> round(float(traj.E[-1, 0, 2, 3]), 3)
     -4.954
     """
-    _check_step_args(system, h, method)
-    h = float(h)
+    unknown = sorted(set(step_options) - set(_STEP_OPTIONS))
+    if unknown:
+        raise ArgumentTypeError(f"simulate got an unknown step option {unknown[0]!r}; the options are "
+                                f"{', '.join(_STEP_OPTIONS)}")
+    options = dict(_STEP_OPTIONS, **step_options)
+    h, options["baumgarte"], options["contact_correction"] = _check_step_args(system, h, method, **options)
     E, phi = system.check_state(E0, phi0)
     check_count(as_index(steps, "steps"), MAX_STEPS, "steps", "steps")
     Es, phis, infos = [E], [phi], []
     for _ in range(steps):
-        E, phi, info = step(system, E, phi, h, method, **step_options)
+        E, phi, info = _step(system, E, phi, h, method, **options)
         Es.append(E)
         phis.append(phi)
         infos.append(info)
@@ -283,16 +300,19 @@ def simulate_rk45(system, E0, phi0, t_end, samples=201, rtol=1e-10, atol=1e-12):
     E0, phi0 = system.check_state(E0, phi0)
     n = system.n
     M = system.mass_matrix()
+    bottom = np.zeros((n, 1, 4))  # the last row [0, 0, 0, 1] of every pose
+    bottom[:, 0, 3] = 1.0
 
     def unpack(y):
-        E = np.tile(np.eye(4), (n, 1, 1))
-        E[:, :3, :] = y[: 12 * n].reshape(n, 3, 4)
-        return E, y[12 * n:].reshape(n, 6)
+        return np.concatenate([y[: 12 * n].reshape(n, 3, 4), bottom], axis=1), y[12 * n:].reshape(n, 6)
 
     def rhs(_, y):
         E, phi = unpack(y)
-        dE = np.einsum("nij,njk->nik", E[:, :3, :], np.array([brac(p) for p in phi]))
-        return np.concatenate([dE.ravel(), np.linalg.solve(M, system.evaluate(E, phi).f)])
+        brac_phi = np.zeros((n, 4, 4))  # [phi] of each body, Eq. (1.6)
+        brac_phi[:, :3, :3] = hat_unchecked(phi[:, :3])
+        brac_phi[:, :3, 3] = phi[:, 3:]
+        dE = E[:, :3, :] @ brac_phi  # dR/dt = R [omega], dp/dt = R nu
+        return np.concatenate([dE.ravel(), system.wrench(E, phi) / np.diag(M)])  # M is diagonal (Eq. 1.24)
 
     y0 = np.concatenate([E0[:, :3, :].ravel(), phi0.ravel()])
     t_eval = np.linspace(0.0, t_end, samples)

@@ -15,7 +15,6 @@ opposite sign of lambda; only the sign of the multipliers differs.)
 Taught in book/01_maximal/10_joints, 11_contact and 12_solvers, and book/appendix/engineer_kkt.
 """
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +23,7 @@ import scipy.linalg
 from .._validate import as_index, as_real, as_scalar, check_count
 
 __all__ = ["ConstraintSolution", "kkt_solve", "constraint_projections", "check_independent_rows",
-           "contact_qp",
+           "nonsingular_lu", "lu_solve", "contact_qp",
            "qp_to_lcp", "projected_gauss_seidel", "pgs_contact"]
 
 #: Most Gauss-Seidel sweeps one call may ask for (each sweep visits every row).
@@ -87,12 +86,32 @@ def check_independent_rows(G, owners, tol=1e-10):
         rank = new_rank
 
 
-def _nonsingular_lu(K):
-    """LU factors of ``K`` and whether every pivot is above round-off (1e-13 of the largest entry)."""
-    with warnings.catch_warnings():  # a singular K is reported by the caller, in the reader's terms
-        warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
-        lu = scipy.linalg.lu_factor(K, check_finite=False)
-    return lu, bool(np.all(np.abs(np.diag(lu[0])) > 1e-13 * max(1.0, np.abs(K).max(initial=0.0))))
+def nonsingular_lu(K):
+    """LU factors of a real ``K`` and whether every pivot is above round-off (1e-13 of the largest entry).
+
+    The factors of ``scipy.linalg.lu_factor``, straight from LAPACK's ``getrf``: without
+    lu_factor's warning for an exactly singular ``K``, which the caller reports in the
+    reader's terms, and without its checks, which cost more than the factoring of a small
+    matrix. Solve with :func:`lu_solve`.
+
+    Examples
+    --------
+    >>> lu, ok = nonsingular_lu(np.array([[2.0, 0.0], [0.0, 4.0]]))
+    >>> ok, lu_solve(lu, np.array([2.0, 2.0]))
+    (True, array([1. , 0.5]))
+    >>> nonsingular_lu(np.ones((2, 2)))[1]
+    False
+    """
+    if not K.size:  # LAPACK refuses an empty matrix
+        return (np.zeros((0, 0)), np.zeros(0, dtype=np.int32)), True
+    lu, piv, _ = scipy.linalg.lapack.dgetrf(K)
+    return (lu, piv), bool(np.all(np.abs(np.diag(lu)) > 1e-13 * max(1.0, np.abs(K).max(initial=0.0))))
+
+
+def lu_solve(lu, b):
+    """``K^-1 b`` from the factors of :func:`nonsingular_lu` (``b`` of shape (m,) or (m, k)): LAPACK's
+    ``getrs``, as ``scipy.linalg.lu_solve`` without its checks."""
+    return scipy.linalg.lapack.dgetrs(*lu, b)[0] if len(b) else np.zeros(np.shape(b))
 
 
 def _singular_kkt(G, r, what):
@@ -170,23 +189,26 @@ def kkt_solve(A, b, G, r, compliance=None, method="full"):
     k = len(G)
     C = np.zeros(k) if compliance is None else as_real(compliance, (k,), "compliance")
     if method == "full":
-        lu, ok = _nonsingular_lu(np.block([[A, -G.T], [G, np.diag(C)]]))
+        K = np.zeros((n6 + k, n6 + k))  # [[A, -G^T], [G, diag(C)]], filled without np.block's overhead
+        K[:n6, :n6], K[:n6, n6:], K[n6:, :n6] = A, -G.T, G
+        K[n6:, n6:][np.diag_indices(k)] = C
+        lu, ok = nonsingular_lu(K)
         if not ok:
             raise _singular_kkt(G[C == 0], r[C == 0], "on the motions the constraints allow")
-        x = scipy.linalg.lu_solve(lu, np.concatenate([b, r]))
+        x = lu_solve(lu, np.concatenate([b, r]))
         phi, lam = x[:n6], x[n6:]
     else:
-        lu, ok = _nonsingular_lu(A)
+        lu, ok = nonsingular_lu(A)
         if not ok:
             raise ValueError("argument 'A' is singular: the Schur-complement route needs A^-1 "
                              "(use method='full', which needs A invertible only on the allowed motions)")
-        Ainv_b, lam = scipy.linalg.lu_solve(lu, b), np.zeros(0)
+        Ainv_b, lam = lu_solve(lu, b), np.zeros(0)
         if k:
-            Ainv_Gt = scipy.linalg.lu_solve(lu, G.T)
-            lu_S, ok = _nonsingular_lu(G @ Ainv_Gt + np.diag(C))
+            Ainv_Gt = lu_solve(lu, G.T)
+            lu_S, ok = nonsingular_lu(G @ Ainv_Gt + np.diag(C))
             if not ok:
                 raise _singular_kkt(G[C == 0], r[C == 0], "")
-            lam = scipy.linalg.lu_solve(lu_S, r - G @ Ainv_b)
+            lam = lu_solve(lu_S, r - G @ Ainv_b)
         phi = Ainv_b + (Ainv_Gt @ lam if k else 0.0)
     return ConstraintSolution(phi, G.T @ lam, lam, np.zeros(0), np.zeros(0))
 
@@ -239,10 +261,10 @@ def constraint_projections(M, G):
     if not len(G):
         return np.eye(m), np.eye(m)
     Minv_Gt = scipy.linalg.cho_solve(factor, G.T)
-    lu, ok = _nonsingular_lu(G @ Minv_Gt)
+    lu, ok = nonsingular_lu(G @ Minv_Gt)
     if not ok:
         raise _singular_kkt(G, np.zeros(len(G)), "")
-    P_v = np.eye(m) - Minv_Gt @ scipy.linalg.lu_solve(lu, G)
+    P_v = np.eye(m) - Minv_Gt @ lu_solve(lu, G)
     return P_v.T.copy(), P_v
 
 
@@ -383,11 +405,15 @@ def projected_gauss_seidel(M, q, lower=None, upper=None, z0=None, iterations=500
     lower = np.zeros(k) if lower is None else np.asarray(lower, dtype=float)
     upper = np.full(k, np.inf) if upper is None else np.asarray(upper, dtype=float)
     z = np.zeros(k) if z0 is None else np.array(z0, dtype=float)
+    rows = list(M)  # the per-row scalars as Python floats: a sweep is scalar work
+    diagonal, q, lower, upper = (np.asarray(x, dtype=float).tolist()
+                                 for x in (np.diagonal(M), q, lower, upper))
     for sweep in range(1, iterations + 1):
         change = 0.0
-        for i in range(k):
-            new = min(max(z[i] - (M[i] @ z + q[i]) / M[i, i], lower[i]), upper[i])  # clip, on scalars
-            change = max(change, abs(new - z[i]))
+        for i, row in enumerate(rows):
+            old = float(z[i])
+            new = min(max(old - (float(row @ z) + q[i]) / diagonal[i], lower[i]), upper[i])  # clipped
+            change = max(change, abs(new - old))
             z[i] = new
         if change <= tol:
             return z, sweep
@@ -421,26 +447,35 @@ def pgs_contact(A, b, N, r_N, T2=None, mu=None, iterations=1000, tol=1e-12):
     k = len(N)
     T2 = np.zeros((0, len(b))) if T2 is None else T2
     mu = np.broadcast_to(np.asarray(0.0 if mu is None else mu, dtype=float), (k,))
-    alpha, beta = np.zeros(k), np.zeros(len(T2))
     phi = Ainv @ b
     wN = np.einsum("ij,jk,ik->i", N, Ainv, N)
     wT = np.einsum("ij,jk,ik->i", T2, Ainv, T2)
+    # each row with the velocity change per unit impulse along it; the impulses and the per-row
+    # constants as Python floats: the sweeps are scalar work
+    rows_N = [(row, Ainv @ row) for row in N]
+    rows_T = [(row, Ainv @ row) for row in T2]
+    alpha, beta = [0.0] * k, [0.0] * len(T2)
+    r_N, wN, wT, mu = (np.asarray(x, dtype=float).tolist() for x in (r_N, wN, wT, mu))
     sweeps = 0
     while sweeps < iterations:
         sweeps += 1
         change = 0.0
-        for i in range(k):
-            new = max(0.0, alpha[i] + (r_N[i] - N[i] @ phi) / wN[i])
-            phi += Ainv @ N[i] * (new - alpha[i])
-            change = max(change, abs(new - alpha[i]))
-            alpha[i] = new
+        for i, (row, dphi) in enumerate(rows_N):
+            new = max(0.0, alpha[i] + (r_N[i] - float(row @ phi)) / wN[i])
+            if new != alpha[i]:
+                phi += dphi * (new - alpha[i])
+                change = max(change, abs(new - alpha[i]))
+                alpha[i] = new
             for t in range(2 * i, 2 * i + 2 if len(T2) else 2 * i):
+                row, dphi = rows_T[t]
                 bound = mu[i] * alpha[i]
-                new = np.clip(beta[t] - (T2[t] @ phi) / wT[t], -bound, bound)
-                phi += Ainv @ T2[t] * (new - beta[t])
-                change = max(change, abs(new - beta[t]))
-                beta[t] = new
+                new = min(max(beta[t] - float(row @ phi) / wT[t], -bound), bound)  # clipped to the box
+                if new != beta[t]:
+                    phi += dphi * (new - beta[t])
+                    change = max(change, abs(new - beta[t]))
+                    beta[t] = new
         if change <= tol:
             break
+    alpha, beta = np.array(alpha), np.array(beta)
     impulse = N.T @ alpha + (T2.T @ beta if len(T2) else 0.0)
     return ConstraintSolution(phi, impulse, np.zeros(0), alpha, beta, iterations=sweeps)

@@ -6,12 +6,13 @@ Taught in book/01_maximal/08_integration.
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.linalg
 
 from .._validate import ROTATION_TOL, ArgumentTypeError, as_real, as_sequence, check_rotation_block
 from ..units import GRAVITY
 from .body import RigidBody, spatial_momentum
 from .constraints import BodyContact, GroundContact, Joint
-from .forces import Coriolis, Force, ForceTerms, Gravity
+from .forces import Force, ForceTerms, coriolis_terms, gravity_terms
 
 __all__ = ["System", "system_from_model"]
 
@@ -46,7 +47,9 @@ class System:
     joints: tuple = ()
     contacts: tuple = ()
     gravity: np.ndarray = field(default_factory=lambda: GRAVITY.copy())
-    _internal: tuple = field(init=False, repr=False)
+    _inertias: np.ndarray = field(init=False, repr=False, compare=False)
+    _weights: np.ndarray = field(init=False, repr=False, compare=False)
+    _mass_matrix: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         for name, what in (("bodies", "RigidBody"), ("forces", "Force"), ("joints", "Joint"),
@@ -75,10 +78,13 @@ class System:
             if not isinstance(contact, (GroundContact, BodyContact)) or max(
                     contact.body, getattr(contact, "j", 0)) >= n:
                 raise ValueError(f"contact on body {getattr(contact, 'body', '?')} refers to a missing body")
-        internal = [Coriolis(i, b.M) for i, b in enumerate(self.bodies)]
-        if np.any(self.gravity != 0):
-            internal += [Gravity(i, b.mass, self.gravity) for i, b in enumerate(self.bodies)]
-        object.__setattr__(self, "_internal", tuple(internal))
+        # constants of the bodies' own terms (Eq. 1.21-1.24): inertias, weights m g, the mass matrix
+        inertias = np.stack([b.M for b in self.bodies])
+        weights = np.array([b.mass * self.gravity for b in self.bodies])
+        for name, value in (("_inertias", inertias), ("_weights", weights),
+                            ("_mass_matrix", scipy.linalg.block_diag(*inertias))):
+            value.setflags(write=False)
+            object.__setattr__(self, name, value)
 
     @property
     def n(self):
@@ -87,10 +93,7 @@ class System:
 
     def mass_matrix(self):
         """The block-diagonal maximal mass matrix, shape (6n, 6n)."""
-        M = np.zeros((6 * self.n, 6 * self.n))
-        for i, body in enumerate(self.bodies):
-            M[6 * i: 6 * i + 6, 6 * i: 6 * i + 6] = body.M
-        return M
+        return self._mass_matrix.copy()
 
     def rest_state(self):
         """All bodies at the world origin, at rest: ``E`` (n, 4, 4) and ``phi`` (n, 6)."""
@@ -121,6 +124,12 @@ class System:
                     msg = str(err).replace("NaN or infinite entries", "NaN or infinite values")
                     raise ValueError(f"body {body.name!r}: the state is not valid: {msg}") from None
             raise whole from None
+        # Eq. (1.1)-(1.3) for every body at once; the loop below runs only to name a body at fault
+        R = E[:, :3, :3]
+        if (np.abs(E[:, 3] - (0.0, 0.0, 0.0, 1.0)).max() <= ROTATION_TOL
+                and np.abs(np.swapaxes(R, 1, 2) @ R - np.eye(3)).max() <= ROTATION_TOL
+                and not (np.linalg.det(R) < 0).any()):
+            return E, phi
         for i, body in enumerate(self.bodies):
             try:  # Eq. (1.1)-(1.3): last row [0, 0, 0, 1] and rotation block
                 if np.abs(E[i, 3] - (0.0, 0.0, 0.0, 1.0)).max() > ROTATION_TOL:
@@ -132,18 +141,38 @@ class System:
 
     def evaluate(self, E, phi):
         """Sum of all forces with their stiffness and damping matrices (:class:`.ForceTerms`)."""
+        return self._sum_forces(E, phi, derivatives=True)
+
+    def wrench(self, E, phi):
+        """The sum of all forces ``f`` (6n,) alone, ``evaluate(E, phi).f``: for the explicit integrators."""
+        return self._sum_forces(E, phi, derivatives=False).f
+
+    def _sum_forces(self, E, phi, derivatives):
         total = ForceTerms.zeros(self.n)
-        for force in self._internal + self.forces:
-            total = total + force.evaluate(E, phi)
+        bodies = np.arange(self.n)
+        f, D = coriolis_terms(self._inertias, phi, derivatives)  # Eq. (1.21), every body at once
+        total.add_body_terms(bodies, f, D=D)
+        if np.any(self.gravity != 0):
+            f, K = gravity_terms(E[:, :3, :3], self._weights)  # Eq. (1.34)-(1.35)
+            total.add_body_terms(bodies, f, K if derivatives else None)
+        for force in self.forces:
+            if not derivatives:
+                total.f += force.wrench(E, phi)
+                continue
+            terms = force.evaluate(E, phi)
+            total.f += terms.f
+            total.K += terms.K
+            total.D += terms.D
         return total
 
     def kinetic_energy(self, phi):
         """Sum of ``phi_i^T M_i phi_i / 2``."""
-        return 0.5 * sum(float(p @ b.M @ p) for b, p in zip(self.bodies, phi, strict=True))
+        return 0.5 * sum(float(p @ M @ p) for M, p in zip(self._inertias, phi, strict=True))
 
     def potential_energy(self, E):
         """Gravity plus the potential energy of every conservative force."""
-        return float(sum(f.potential_energy(E) for f in self._internal + self.forces))
+        gravity = -np.einsum("ni,ni->", self._weights, E[:, :3, 3])  # -m g . p summed over the bodies
+        return float(gravity + sum(f.potential_energy(E) for f in self.forces))
 
     def energy(self, E, phi):
         """Total mechanical energy."""
@@ -151,7 +180,7 @@ class System:
 
     def momentum(self, E, phi):
         """Total spatial momentum in world coordinates (angular about the origin, linear), shape (6,)."""
-        return sum(spatial_momentum(E[i], b.M, phi[i]) for i, b in enumerate(self.bodies))
+        return sum(spatial_momentum(E[i], M, phi[i]) for i, M in enumerate(self._inertias))
 
 
 #: The reduced-coordinate joints :func:`system_from_model` can write as maximal joint rows.

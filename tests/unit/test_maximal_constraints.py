@@ -10,8 +10,15 @@ import numpy as np
 import pytest
 
 from redmax_edu.checks import check_derivative
-from redmax_edu.lie import adjoint, exp_se3, gamma, inv_se3, random_transform
-from redmax_edu.maximal.constraints import JOINT_ROWS, BodyContact, GroundContact, Joint, pyramid_directions
+from redmax_edu.lie import adjoint, exp_se3, gamma, inv_se3, log_se3, random_transform
+from redmax_edu.maximal.constraints import (
+    JOINT_ROWS,
+    BodyContact,
+    GroundContact,
+    Joint,
+    log_se3_unchecked,
+    pyramid_directions,
+)
 
 #: Free directions of each joint in its own frame, indices into (omega_x, omega_y, omega_z,
 #: nu_x, nu_y, nu_z): the joint's z axis is its axis (§1.10).
@@ -145,6 +152,16 @@ def test_joint_error_rate_is_jacobian_times_twist_at_assembly(rng, kind, b):
 
     assert check_derivative(error_along, np.array([0.0]), rate[:, None]).ok
     assert not check_derivative(error_along, np.array([0.0]), -rate[:, None]).ok
+
+
+@pytest.mark.parametrize("angle", [0.0, 1e-9, 0.0099, 0.0101, 1.0, np.pi / 2 - 1e-9, np.pi / 2 + 1e-9,
+                                   3.0, np.pi - 1e-8, np.pi])
+def test_unchecked_log_is_log_se3_on_every_branch(rng, angle):
+    # the series and closed form of sin(t)/t meet at 1e-2; skew and symmetric parts at pi/2
+    for _ in range(20):
+        axis = rng.standard_normal(3)
+        E = exp_se3(np.r_[angle * axis / np.linalg.norm(axis), rng.standard_normal(3)])
+        np.testing.assert_array_equal(log_se3_unchecked(E), log_se3(E))
 
 
 @pytest.mark.parametrize("kind", KINDS)
