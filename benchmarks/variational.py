@@ -1,4 +1,4 @@
-"""Cost of one Newton iteration of the variational integrators (seed 003): dense against O(n).
+"""Cost of one Newton iteration of the variational integrators (Fan, Schultz, Murphey): dense vs O(n).
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/variational.py [--s 1] [--max-bodies 128]
 

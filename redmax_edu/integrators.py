@@ -2,8 +2,8 @@
 
 (Writeup §2.8; the book's chapter on it is not yet written.)
 
-The RedMax supplemental (seed 002) runs every scene with one of three integrator types;
-:func:`simulate` offers them by name:
+The RedMax supplemental material (Wang et al. 2019) runs every scene with one of three integrator
+types; :func:`simulate` offers them by name:
 
 ``"rk45"``
     RedMax forward dynamics, ``M_r qddot = f_r`` (Eq. 2.19), as a first-order system
@@ -32,9 +32,9 @@ The RedMax supplemental (seed 002) runs every scene with one of three integrator
     position level: :mod:`redmax_edu.implicit`.
 
 ``"vi2"``, ``"vi4"``, ``"vi6"``
-    Variational integrators (seed 003): the discrete Euler-Lagrange equations of the action
-    with s = 1, 2, 3 Lobatto control points per step, in position-momentum form, solved by
-    Newton's method: :mod:`redmax_edu.variational`.
+    Variational integrators (Fan, Schultz and Murphey, WAFR 2018): the discrete Euler-Lagrange
+    equations of the action with s = 1, 2, 3 Lobatto control points per step, in
+    position-momentum form, solved by Newton's method: :mod:`redmax_edu.variational`.
 
 All methods let joints with singular coordinates leave them (§2.4.5, §2.4.8): before each
 step the state goes through ``model.reparameterize(q, qdot)``, which switches an

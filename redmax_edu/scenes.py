@@ -1,4 +1,6 @@
-"""The scene catalogue of the RedMax reference code (seed 002's ``testRedMax(itype, sceneID)``).
+"""The scene catalogue of the RedMax reference code (``testRedMax(itype, sceneID)``).
+
+The reference code is that of the RedMax supplemental material (Wang et al. 2019).
 
 The reference implementation ships 37 preset scenes, from a two-link chain (-1) to a car
 with friction (33) and a planar free body (35). Their data (every body, joint, spring,

@@ -1,11 +1,12 @@
-"""Variational integrators of a tree in reduced coordinates, solved by Newton's method (seed 003).
+"""Variational integrators of a tree in reduced coordinates, solved by Newton's method.
 
 A variational integrator does not discretise the equations of motion: it discretises the
 *action*. Over a step ``[t_k, t_k + h]`` the path is the polynomial through ``s + 1`` control
 points ``q^(k,0) = q_k, q^(k,1), ..., q^(k,s) = q_(k+1)`` placed at the Gauss-Lobatto nodes
 ``c_0 = 0 < c_1 < ... < c_s = 1``, and the integral of the Lagrangian ``L = T - V`` over the
-step is replaced by the Lobatto quadrature on the same nodes (Fan & Murphey's higher-order
-integrators; s = 1 is the trapezoidal rule with linear interpolation),
+step is replaced by the Lobatto quadrature on the same nodes (the higher-order integrators of
+Fan, Schultz and Murphey, WAFR 2018, whose appendix this module follows and calls "the
+appendix"; s = 1 is the trapezoidal rule with linear interpolation),
 
     L_d(q^(k,0), ..., q^(k,s)) = h sum_a w_a L(q^(k,a), qdot^(k,a)),
     qdot^(k,a) = (1/h) sum_b B[a, b] q^(k,b),
@@ -24,7 +25,7 @@ position-momentum form, are, for the unknown control points ``q^(k,1..s)``,
 
 A run therefore starts from ``(q0, qdot0)`` with ``p0 = M(q0) qdot0`` and carries
 ``(q_k, p_k)``; the velocity reported at a step boundary is the Legendre transform
-``qdot_k = M(q_k)^-1 p_k`` (Seed 003, Eq. (D.3), reconstructed: see "Reconstruction").
+``qdot_k = M(q_k)^-1 p_k`` (the appendix's Eq. (D.3), reconstructed: see "Reconstruction").
 
 **Public API** (stable from the first commit; the book's chapter book/05_variational builds on it)
 
@@ -56,12 +57,12 @@ A run therefore starts from ``(q0, qdot0)`` with ``p0 = M(q0) qdot0`` and carrie
   about the root chart's first axis (a shift of the first Euler angle, and a rotation of the
   translation coordinates). The other angular components are not conserved exactly: rotations
   about other axes act nonlinearly on Euler angles, so linear interpolation in the coordinates
-  breaks their symmetry (the seed's integrators, interpolating on the Lie group, keep all six).
+  breaks their symmetry (the appendix's integrators, interpolating on the Lie group, keep all six).
   With a translational root the first three entries of ``p`` are the linear momentum.
 
 **Scope: which joints, which forces**
 
-The derivation (Seed 003, Sections C.1 and D.1) assumes every joint transform is a product of
+The derivation (the appendix, Sections C.1 and D.1) assumes every joint transform is a product of
 exponentials, ``Q(q) = exp([S_1] q_1) ... exp([S_m] q_m)`` with constant twists ``S_d``: then a
 change of ``q_d`` moves everything after it rigidly along the world-frame twist
 ``Sbar_d = Ad(E_w_joint) S_d``, and ``dSbar_e/dq_d = ad(Sbar_d) Sbar_e`` for every coordinate e
@@ -89,7 +90,7 @@ The dense Jacobian needs, at every control point, ``M`` and ``dM/dq``
 (:func:`redmax_edu.derivatives.mass_matrix_derivative`'s core), ``dp/dq = dM/dq (x) qdot``,
 ``dL/dq``, and the Hessians ``d^2T/dq^2`` and ``d^2V/dq^2``. The library has no second
 derivative of ``M``; the two Hessians are computed here from the world-frame quantities of the
-seed (Proposition 3 and 4): with ``mu_b`` the momentum and ``MA_b`` the inertia of the subtree
+appendix (Proposition 3 and 4): with ``mu_b`` the momentum and ``MA_b`` the inertia of the subtree
 of body b, ``u_d`` the spatial velocity just before coordinate d and ``w_d`` just after it,
 ``c_d = ad(u_d) Sbar_d``,
 
@@ -102,7 +103,7 @@ of body b, ``u_d`` the spatial velocity just before coordinate d and ``w_d`` jus
 with neither coordinate before the other are zero. Every term is checked against central
 differences in tests/unit/test_variational.py.
 
-**The O(n) residual and Newton direction** (Seed 003, Algorithms B.1-B.2 and 1, as reconstructed)
+**The O(n) residual and Newton direction** (the appendix's Algorithms B.1-B.2 and 1, as reconstructed)
 
 The residual needs, per control point, only ``p_d = Sbar_d . mu_b``, ``dT/dq_d = mu_b . c_d`` and
 ``dV/dq_d = -Sbar_d . G_b``: one forward sweep (poses, world twists, velocities) and one backward
@@ -113,13 +114,13 @@ which obey ``eta_i = eta_p + sum_e Sbar_e dq_e`` and ``nu_i = nu_p + sum_e (c_e 
 dqdot_e)`` (C.19), and of its subtree's momentum ``Y_i`` and gravity wrench ``Z_i`` (C.22-C.23).
 Because the spatial variation of ``Sbar_d`` is zero (C.18), body i's rows of the linearised DEL
 involve only ``Y_i``, ``Z_i``, ``nu_p`` and its own ``dq_i``. The backward pass keeps ``Y_i``,
-``Z_i`` as affine maps of ``(eta_i, nu_i)`` at all points (the seed's ``D, G, l`` and ``Pi, W,
-zeta``), solves body i's ``k s`` rows for ``dq_i = X_i (eta_p, nu_p) + x_i`` (the seed's ``X, Y,
-y``, with an O(s^3 k^3) solve) and folds body i into its parent's maps; the forward pass recovers
+``Z_i`` as affine maps of ``(eta_i, nu_i)`` at all points (the appendix's ``D, G, l`` and ``Pi,
+W, zeta``), solves body i's ``k s`` rows for ``dq_i = X_i (eta_p, nu_p) + x_i`` (the appendix's
+``X, Y, y``, with an O(s^3 k^3) solve) and folds body i into its parent's maps; the forward pass recovers
 ``dq``, ``eta``, ``nu`` from the root out. Cost O(s^3 n). Within a multi-coordinate joint the
 later coordinates turn the earlier axes, which adds terms local to the joint.
 
-**Reconstruction** (where the OCR of seed 003 is unreadable or reads differently)
+**Reconstruction** (where the transcription of the appendix is unreadable or reads differently)
 
 * Algorithms B.1 and B.2 themselves are missing from the transcription (only their captions and
   a few garbled lines of the forward pass survive); the elimination above is re-derived from
@@ -128,7 +129,7 @@ later coordinates turn the earlier axes, which adds terms local to the joint.
 * (C.19), (C.22), (D.12b) and (D.17) are partly unreadable; the forms used here are derived:
   ``nu_i = nu_p + ad(u) Sbar dq + Sbar dqdot`` (with ``u`` the velocity *before* the coordinate),
   ``Y_i = Mbar_i nu_i + sum_c (Y_c - ad(Sbar_c dq_c)^T mu_c)``.
-* The seed writes the gravity part of the discrete impulse as a generic ``F(g, v, u)`` with
+* The appendix writes the gravity part of the discrete impulse as a generic ``F(g, v, u)`` with
   derivatives ``D_1 F``; here it is gravity only, whose spatial variation is
   ``Z = Ad^-T (0; m (R^T g) x omega_body)`` per body.
 
@@ -136,11 +137,11 @@ later coordinates turn the earlier axes, which adds terms local to the joint.
   in the paper, not in the appendix. The DEL (D.3) are re-derived here from the discrete
   Lagrangian and Eq. (3) of the paper as reconstructed above: ``a^(ab) = w_a b^(ab)`` with
   ``qdot^(k,a) = (1/h) sum_b b^(ab) q^(k,b)``; the sum in (D.3) contracts the *first* index of
-  ``a`` with the point of the momentum (``sum_b a^(b a) S_b^T mu_b``), which the OCR prints
-  with the indices in either order.
+  ``a`` with the point of the momentum (``sum_b a^(b a) S_b^T mu_b``), which the transcription
+  prints with the indices in either order.
 * (C.11a) prints ``dvbar_i/dq_j = ad(Sbar_j)(vbar_i - vbar_j)``; with ``ad(Sbar_j) Sbar_j = 0``
   it equals ``ad(Sbar_j)(vbar_i - vbar_par(j))``, the form used here.
-* The seed writes ``dT/dq_j`` as ``S_j^T ad(vbar_j)^T mu_j`` (the ``Omega`` term of D.3);
+* The appendix writes ``dT/dq_j`` as ``S_j^T ad(vbar_j)^T mu_j`` (the ``Omega`` term of D.3);
   here ``mu_b . ad(u_d) Sbar_d``, the same number (``ad(Sbar_d) Sbar_d = 0``) written with the
   velocity before the coordinate so that it holds inside multi-coordinate joints too.
 
@@ -201,7 +202,7 @@ class Quadrature:
     B : ndarray, shape (s + 1, s + 1)
         ``B[a, b] = l_b'(c_a)``: ``h qdot^(a) = sum_b B[a, b] q^(b)``.
     A : ndarray, shape (s + 1, s + 1)
-        ``A[a, b] = w_a B[a, b]`` (the seed's ``a^(ab)``).
+        ``A[a, b] = w_a B[a, b]`` (the appendix's ``a^(ab)``).
     """
 
     s: int
@@ -318,15 +319,15 @@ def check_variational_model(model):
             raise ValueError(
                 f"body {body.name!r}: the {body.joint.kind} joint is not a product of exponentials "
                 "in its coordinates (its motion subspace S(q) varies otherwise), which the "
-                f"recursions of seed 003 assume; use an Euler-angle joint (spherical_euler, "
-                "free3d_euler) instead, or method='bdf2'")
+                "recursions of Fan, Schultz and Murphey's appendix assume; use an Euler-angle joint "
+                "(spherical_euler, free3d_euler) instead, or method='bdf2'")
 
 
 # --- world-frame quantities of one state --------------------------------------------------------
 
 @dataclass(frozen=True, eq=False)
 class _Spatial:
-    """World-frame kinematics of one state (Seed 003, C.1): per coordinate and per subtree, O(n)."""
+    """World-frame kinematics of one state (the appendix, C.1): per coordinate and per subtree, O(n)."""
 
     body: np.ndarray      # (nq,) the body of each coordinate
     S: np.ndarray         # (nq, 6) world twist Sbar_d of each coordinate
@@ -418,7 +419,7 @@ def _symmetric(lower, before):
 
 
 def _kinetic_hessian(sp, before):
-    """``d^2T/dq^2`` (nq, nq) (module docstring; Seed 003 Prop. 3, reconstructed); ``before`` of _order."""
+    """``d^2T/dq^2`` (nq, nq) (module docstring; appendix Prop. 3, reconstructed); ``before`` of _order."""
     c = sp.c                                                              # c_l = ad(u_l) Sbar_l
     mu = sp.mu[sp.body]
     z = (sp.MA[sp.body] @ _ad_apply(sp.w, sp.S)[:, :, None])[:, :, 0] \
@@ -432,7 +433,7 @@ def _potential_gradient(sp):
 
 
 def _potential_hessian(sp, g, before):
-    """``d^2V_gravity/dq^2`` (nq, nq) (Seed 003 Prop. 4, reconstructed); ``before`` of :func:`_order`."""
+    """``d^2V_gravity/dq^2`` (nq, nq) (appendix Prop. 4, reconstructed); ``before`` of :func:`_order`."""
     Sj, Sl = sp.S[:, None, :], sp.S[None, :, :]
     first = np.einsum("jli,ji->jl", _ad_apply(Sl, Sj), sp.G[sp.body])    # (ad(Sbar_l) Sbar_j) . G_b
     P = sp.P[sp.body][:, None, :]                                        # subtree of j's body
@@ -539,7 +540,7 @@ def _residual(model, quad, q0, p0, X, h, taus):
 
 
 def _recursive_residual(model, quad, q0, p0, X, h, taus):
-    """The O(n) :func:`del_residual` (Seed 003, D.3, reconstructed): sweeps only, no matrix."""
+    """The O(n) :func:`del_residual` (the appendix's D.3, reconstructed): sweeps only, no matrix."""
     s = quad.s
     Q = np.vstack([q0[None], X])
     V = quad.B @ Q / h
@@ -647,7 +648,7 @@ def newton_direction(residual):
     Dense LU of the assembled Jacobian for ``residual.method == "dense"``; for ``"recursive"``
     the O(n) elimination over the tree (a backward pass expressing every subtree's spatial
     momentum and gravity variations in its joint's parent's, a forward pass recovering the
-    coordinates: Seed 003, Algorithms B.1-B.2 as reconstructed in the module docstring).
+    coordinates: the appendix's Algorithms B.1-B.2 as reconstructed in the module docstring).
     Taught in book/05_variational/.
 
     Raises

@@ -1,4 +1,5 @@
-"""Claims of the pages of book/05_variational (seed 003: variational integrators).
+"""Claims of the pages of book/05_variational (variational integrators, after Fan,
+Schultz and Murphey's appendix).
 
 Library-level claims live in tests/claims/test_ch5_variational.py and the unit tests, and are not
 repeated here: the observed orders 2, 4, 6 of the three-rod step sweep that 5.1 shows (the same
