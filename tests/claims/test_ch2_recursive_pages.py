@@ -142,6 +142,13 @@ def test_j_has_n_n_plus_1_over_2_blocks_in_a_chain_and_far_fewer_in_a_binary_tre
         assert chain_of(n).ancestors.sum() == in_chain == n * (n + 1) // 2
         assert binary_tree_of(n).ancestors.sum() == in_tree
         assert in_tree <= n * (np.log2(n) + 1)          # the n log2 n growth of a balanced tree
+    # "Each row has four times the bodies ...: the chain's blocks grow 13 to 16 times per row ...;
+    # the binary tree's 5 to 7 times; the visits 4 times"
+    sizes = sorted(table)
+    for small, big in zip(sizes, sizes[1:], strict=False):
+        assert big == 4 * small
+        assert 13 <= table[big][0] / table[small][0] <= 16
+        assert 5 <= table[big][1] / table[small][1] <= 7
 
 
 def test_forward_visits_parents_first_and_backward_children_first():
