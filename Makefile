@@ -71,10 +71,11 @@ test: setup grading-tools
 	REDMAX_EDU_FAST=1 $(PYTEST) book exercises; $(ok_if_empty)
 	@echo "== tier 3b: nbval again under older computers' kernels (OpenBLAS core type, numpy SIMD level)"
 	REDMAX_EDU_FAST=1 $(BIN)/python tools/numeric_kernels.py --run -- $(PYTEST) book exercises
-	@echo "== tier 4: the strict offline book build, its offline assets and its weight"
+	@echo "== tier 4: the strict offline book build, its offline assets, its weight, its players in a browser"
 	$(MAKE) --no-print-directory build
 	$(BIN)/python tools/check_offline_html.py _build/html
 	$(BIN)/python tools/check_weight.py _build/html
+	$(BIN)/python tools/check_players.py _build/html
 
 refresh: setup
 	$(BIN)/python tools/refresh_notebooks.py
