@@ -96,9 +96,9 @@ nbval-kernels: setup
 	REDMAX_EDU_FAST=1 $(BIN)/python tools/numeric_kernels.py --run -- $(PYTEST) $(XDIST) book exercises)
 
 build-check: setup
-	$(call tier,tier 4: the strict offline book build and its offline assets and weight,\
+	$(call tier,tier 4: the strict offline book build, its offline assets, its weight and its players in a browser,\
 	$(MAKE) --no-print-directory build && $(BIN)/python tools/check_offline_html.py _build/html \
-	&& $(BIN)/python tools/check_weight.py _build/html)
+	&& $(BIN)/python tools/check_weight.py _build/html && $(BIN)/python tools/check_players.py _build/html)
 
 refresh: setup
 	$(BIN)/python tools/refresh_notebooks.py

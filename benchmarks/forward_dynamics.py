@@ -205,24 +205,27 @@ def library_commit():
     return commit + ("+changes" if dirty else "")
 
 
-def write_json(path, results, timing, note):
-    """Write the measurements of every shape, with the date, the machine and ``note``, to ``path``."""
-    timing = {"repeats": 5, "min_time": 0.2, **timing}
-    record = {
-        "benchmark": "benchmarks/forward_dynamics.py",
-        "date": datetime.date.today().isoformat(),
-        "commit": library_commit(),
-        "machine": machine(),
-        "note": note,
-        "timer": (f"CPU time per call (time.process_time), best of {timing['repeats']} batches of at "
-                  f"least {timing['min_time']} s each"),
-        "fit_from": FIT_FROM,
-        "models": "random revolute joints (random axes, offsets and inertias), numpy seed 0",
-        "shapes": results,
-    }
+def write_record(path, benchmark, note, **fields):
+    """Write one stored run to ``path`` as JSON: which script, the date, the library's commit, the
+    machine, ``note`` (what else ran on it), then ``fields``. Every benchmark's ``--json`` writes
+    through here; the book's pages draw and quote these files, and the claims tests check the
+    pages' sentences against them."""
+    record = {"benchmark": benchmark, "date": datetime.date.today().isoformat(),
+              "commit": library_commit(), "machine": machine(), "note": note, **fields}
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+def write_json(path, results, timing, note):
+    """Write the measurements of every shape, with the date, the machine and ``note``, to ``path``."""
+    timing = {"repeats": 5, "min_time": 0.2, **timing}
+    write_record(path, "benchmarks/forward_dynamics.py", note,
+                 timer=(f"CPU time per call (time.process_time), best of {timing['repeats']} batches of at "
+                        f"least {timing['min_time']} s each"),
+                 fit_from=FIT_FROM,
+                 models="random revolute joints (random axes, offsets and inertias), numpy seed 0",
+                 shapes=results)
 
 
 def report(shape, result):

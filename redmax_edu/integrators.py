@@ -18,8 +18,8 @@ and hands the run to the family that owns the method's loop:
     step solved by Newton's method with a line search (Algorithm 12) in positions only,
     constraints held at the position level.
 ``"vi2"``, ``"vi4"``, ``"vi6"``
-    :mod:`redmax_edu.variational`: variational integrators (the appendix of Fan and Murphey,
-    2018): the discrete Euler-Lagrange equations of the action with s = 1, 2, 3 Lobatto control
+    :mod:`redmax_edu.variational`: variational integrators (the appendix of Fan, Schultz and
+    Murphey, WAFR 2018): the discrete Euler-Lagrange equations of the action with s = 1, 2, 3 Lobatto control
     points per step, in position-momentum form, solved by Newton's method.
 
 Every family lets joints with singular coordinates leave them (§2.4.5, §2.4.8) before each step

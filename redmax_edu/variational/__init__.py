@@ -1,4 +1,4 @@
-"""Variational integrators of a tree in reduced coordinates, solved by Newton's method (Fan and Murphey 2018).
+"""Variational integrators of a tree in reduced coordinates, by Newton's method (Fan, Schultz and Murphey).
 
 A variational integrator does not discretise the equations of motion: it discretises the
 *action*. Over a step ``[t_k, t_k + h]`` the path is the polynomial through ``s + 1`` control
@@ -24,7 +24,8 @@ position-momentum form, are, for the unknown control points ``q^(k,1..s)``,
 
 A run therefore starts from ``(q0, qdot0)`` with ``p0 = M(q0) qdot0`` and carries
 ``(q_k, p_k)``; the velocity reported at a step boundary is the Legendre transform
-``qdot_k = M(q_k)^-1 p_k`` (Fan and Murphey's appendix, Eq. (D.3), reconstructed: see "Reconstruction").
+``qdot_k = M(q_k)^-1 p_k`` (Fan, Schultz and Murphey's appendix, Eq. (D.3), reconstructed: see
+"Reconstruction").
 
 **Public API** (stable from the first commit; the book's chapter book/05_variational builds on it)
 
@@ -56,12 +57,12 @@ A run therefore starts from ``(q0, qdot0)`` with ``p0 = M(q0) qdot0`` and carrie
   about the root chart's first axis (a shift of the first Euler angle, and a rotation of the
   translation coordinates). The other angular components are not conserved exactly: rotations
   about other axes act nonlinearly on Euler angles, so linear interpolation in the coordinates
-  breaks their symmetry (the seed's integrators, interpolating on the Lie group, keep all six).
+  breaks their symmetry (the appendix's integrators, interpolating on the Lie group, keep all six).
   With a translational root the first three entries of ``p`` are the linear momentum.
 
 **Scope: which joints, which forces**
 
-The derivation (the appendix of Fan and Murphey, Sections C.1 and D.1) assumes every joint
+The derivation (the appendix of Fan, Schultz and Murphey, Sections C.1 and D.1) assumes every joint
 transform is a product of exponentials, ``Q(q) = exp([S_1] q_1) ... exp([S_m] q_m)`` with
 constant twists ``S_d``: then a change of ``q_d`` moves everything after it rigidly along the
 world-frame twist ``Sbar_d = Ad(E_w_joint) S_d``, and ``dSbar_e/dq_d = ad(Sbar_d) Sbar_e`` for
@@ -89,7 +90,7 @@ The dense Jacobian needs, at every control point, ``M`` and ``dM/dq``
 (:func:`redmax_edu.derivatives.mass_matrix_derivative`'s core), ``dp/dq = dM/dq (x) qdot``,
 ``dL/dq``, and the Hessians ``d^2T/dq^2`` and ``d^2V/dq^2``. The library has no second
 derivative of ``M``; the two Hessians are computed here from the world-frame quantities of the
-seed (Proposition 3 and 4): with ``mu_b`` the momentum and ``MA_b`` the inertia of the subtree
+appendix (Proposition 3 and 4): with ``mu_b`` the momentum and ``MA_b`` the inertia of the subtree
 of body b, ``u_d`` the spatial velocity just before coordinate d and ``w_d`` just after it,
 ``c_d = ad(u_d) Sbar_d``,
 
@@ -102,7 +103,8 @@ of body b, ``u_d`` the spatial velocity just before coordinate d and ``w_d`` jus
 with neither coordinate before the other are zero. Every term is checked against central
 differences in tests/unit/test_variational.py.
 
-**The O(n) residual and Newton direction** (Fan and Murphey's Algorithms B.1-B.2 and 1, as reconstructed)
+**The O(n) residual and Newton direction** (Fan, Schultz and Murphey's Algorithms B.1-B.2 and 1, as
+reconstructed)
 
 The residual needs, per control point, only ``p_d = Sbar_d . mu_b``, ``dT/dq_d = mu_b . c_d`` and
 ``dV/dq_d = -Sbar_d . G_b``: one forward sweep (poses, world twists, velocities) and one backward
@@ -115,13 +117,13 @@ variations* (C.15-C.16): per body i and point a, the variation of its pose ``eta
 and gravity wrench ``Z_i`` (C.22-C.23).
 Because the spatial variation of ``Sbar_d`` is zero (C.18), body i's rows of the linearised DEL
 involve only ``Y_i``, ``Z_i``, ``nu_p`` and its own ``dq_i``. The backward pass keeps ``Y_i``,
-``Z_i`` as affine maps of ``(eta_i, nu_i)`` at all points (the seed's ``D, G, l`` and ``Pi, W,
-zeta``), solves body i's ``k s`` rows for ``dq_i = X_i (eta_p, nu_p) + x_i`` (the seed's ``X, Y,
+``Z_i`` as affine maps of ``(eta_i, nu_i)`` at all points (the appendix's ``D, G, l`` and ``Pi, W,
+zeta``), solves body i's ``k s`` rows for ``dq_i = X_i (eta_p, nu_p) + x_i`` (the appendix's ``X, Y,
 y``, with an O(s^3 k^3) solve) and folds body i into its parent's maps; the forward pass recovers
 ``dq``, ``eta``, ``nu`` from the root out. Cost O(s^3 n). Within a multi-coordinate joint the
 later coordinates turn the earlier axes, which adds terms local to the joint.
 
-**Reconstruction** (where the text transcription of Fan and Murphey's appendix is unreadable or
+**Reconstruction** (where the text transcription of Fan, Schultz and Murphey's appendix is unreadable or
 reads differently)
 
 * Algorithms B.1 and B.2 themselves are missing from the transcription (only their captions and
@@ -131,7 +133,7 @@ reads differently)
 * (C.19), (C.22), (D.12b) and (D.17) are partly unreadable; the forms used here are derived:
   ``nu_i = nu_p + ad(u) Sbar dq + Sbar dqdot`` (with ``u`` the velocity *before* the coordinate),
   ``Y_i = Mbar_i nu_i + sum_c (Y_c - ad(Sbar_c dq_c)^T mu_c)``.
-* The seed writes the gravity part of the discrete impulse as a generic ``F(g, v, u)`` with
+* The appendix writes the gravity part of the discrete impulse as a generic ``F(g, v, u)`` with
   derivatives ``D_1 F``; here it is gravity only, whose spatial variation is
   ``Z = Ad^-T (0; m (R^T g) x omega_body)`` per body.
 
@@ -139,11 +141,11 @@ reads differently)
   in the paper, not in the appendix. The DEL (D.3) are re-derived here from the discrete
   Lagrangian and Eq. (3) of the paper as reconstructed above: ``a^(ab) = w_a b^(ab)`` with
   ``qdot^(k,a) = (1/h) sum_b b^(ab) q^(k,b)``; the sum in (D.3) contracts the *first* index of
-  ``a`` with the point of the momentum (``sum_b a^(b a) S_b^T mu_b``), which the OCR prints
+  ``a`` with the point of the momentum (``sum_b a^(b a) S_b^T mu_b``), which the transcription prints
   with the indices in either order.
 * (C.11a) prints ``dvbar_i/dq_j = ad(Sbar_j)(vbar_i - vbar_j)``; with ``ad(Sbar_j) Sbar_j = 0``
   it equals ``ad(Sbar_j)(vbar_i - vbar_par(j))``, the form used here.
-* The seed writes ``dT/dq_j`` as ``S_j^T ad(vbar_j)^T mu_j`` (the ``Omega`` term of D.3);
+* The appendix writes ``dT/dq_j`` as ``S_j^T ad(vbar_j)^T mu_j`` (the ``Omega`` term of D.3);
   here ``mu_b . ad(u_d) Sbar_d``, the same number (``ad(Sbar_d) Sbar_d = 0``) written with the
   velocity before the coordinate so that it holds inside multi-coordinate joints too.
 

@@ -1,7 +1,7 @@
 """The Newton direction of the discrete Euler-Lagrange equations: dense, or in O(n) over the tree.
 
 The recursive direction is the backward elimination and forward pass of Algorithms B.1-B.2 of
-the appendix of Fan and Murphey, reconstructed (the package docstring of
+the appendix of Fan, Schultz and Murphey, reconstructed (the package docstring of
 :mod:`redmax_edu.variational` says where).
 
 Taught in book/05_variational/02_newton_direction.
@@ -31,7 +31,7 @@ def newton_direction(residual):
     Dense LU of the assembled Jacobian for ``residual.method == "dense"``; for ``"recursive"``
     the O(n) elimination over the tree (a backward pass expressing every subtree's spatial
     momentum and gravity variations in its joint's parent's, a forward pass recovering the
-    coordinates: Fan and Murphey's Algorithms B.1-B.2 as reconstructed in the docstring of
+    coordinates: Fan, Schultz and Murphey's Algorithms B.1-B.2 as reconstructed in the docstring of
     :mod:`redmax_edu.variational`).
     Taught in book/05_variational/.
 

@@ -38,7 +38,7 @@ class Quadrature:
     B : ndarray, shape (s + 1, s + 1)
         ``B[a, b] = l_b'(c_a)``: ``h qdot^(a) = sum_b B[a, b] q^(b)``.
     A : ndarray, shape (s + 1, s + 1)
-        ``A[a, b] = w_a B[a, b]`` (the seed's ``a^(ab)``).
+        ``A[a, b] = w_a B[a, b]`` (the appendix's ``a^(ab)``).
     """
 
     s: int

@@ -108,7 +108,7 @@ def check_variational_model(model):
             raise ValueError(
                 f"body {body.name!r}: the {body.joint.kind} joint is not a product of exponentials "
                 "in its coordinates (its motion subspace S(q) varies otherwise), which the "
-                "recursions of Fan and Murphey's appendix assume; use an Euler-angle joint "
+                "recursions of Fan, Schultz and Murphey's appendix assume; use an Euler-angle joint "
                 "(spherical_euler, free3d_euler) instead, or method='bdf2'")
 
 
@@ -208,7 +208,7 @@ def dense_residual(model, quad, q0, p0, X, h, taus):
 
 
 def recursive_residual(model, quad, q0, p0, X, h, taus, pose0=None, scale=None):
-    """The O(n) :func:`del_residual` (Fan and Murphey's D.3, reconstructed): sweeps only, no matrix.
+    """The O(n) :func:`del_residual` (Fan, Schultz and Murphey's D.3, reconstructed): sweeps only, no matrix.
 
     ``pose0`` (the :class:`~redmax_edu.variational.sweeps.Pose` of ``q0``) and ``scale`` (``max_i
     M_ii(q0)``), when known: they

@@ -24,7 +24,7 @@ __all__ = ["Spatial", "Pose", "Plan", "plan_of", "coordinate_order", "poses", "s
 
 @dataclass(frozen=True, eq=False)
 class Spatial:
-    """World-frame kinematics (Fan and Murphey's C.1): per coordinate and per subtree, O(n).
+    """World-frame kinematics (Fan, Schultz and Murphey's C.1): per coordinate and per subtree, O(n).
 
     Of one state (:func:`spatial`), or stacked over the control points of a step (:func:`sweeps`:
     then every array but ``body`` has a leading point axis).
@@ -224,7 +224,7 @@ def symmetric(lower, before):
 
 
 def kinetic_hessian(sp, before):
-    """``d^2T/dq^2`` (nq, nq) (the package docstring; Fan and Murphey's Prop. 3, reconstructed);
+    """``d^2T/dq^2`` (nq, nq) (the package docstring; Fan, Schultz and Murphey's Prop. 3, reconstructed);
     ``before`` of :func:`coordinate_order`."""
     c = sp.c                                                              # c_l = ad(u_l) Sbar_l
     mu = sp.mu[sp.body]
@@ -239,7 +239,7 @@ def potential_gradient(sp):
 
 
 def potential_hessian(sp, g, before):
-    """``d^2V_gravity/dq^2`` (nq, nq) (Fan and Murphey's Prop. 4, reconstructed); ``before`` of
+    """``d^2V_gravity/dq^2`` (nq, nq) (Fan, Schultz and Murphey's Prop. 4, reconstructed); ``before`` of
     :func:`coordinate_order`."""
     Sj, Sl = sp.S[:, None, :], sp.S[None, :, :]
     first = np.einsum("jli,ji->jl", ad_apply(Sl, Sj), sp.G[sp.body])    # (ad(Sbar_l) Sbar_j) . G_b

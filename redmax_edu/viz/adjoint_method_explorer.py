@@ -211,9 +211,11 @@ def adjoint_figure(runs, h, *, height=3.0):
         axes[2].plot(r.t_steps[r.fd_steps], r.fd_dtau[:, j], "o", color=f"C{j}", markerfacecolor="none")
     axes[0].set(title=f"forward run, h = {r.h:g} s", xlabel="t (s)", ylabel="q (rad)")
     axes[0].legend(fontsize=8)
-    axes[1].set(title="adjoint h^2 z, solved backward", xlabel="t (s), backward", ylabel="h^2 z")
+    axes[1].set(title=r"adjoint $h^2\mathbf{z}$, solved backward", xlabel="t (s), backward",
+                ylabel=r"$h^2\mathbf{z}$")
     axes[1].invert_xaxis()
-    axes[2].set(title="dPsi/dtau_k / h: adjoint (line), FD (o)", xlabel="t (s)", ylabel="per N m s")
+    axes[2].set(title=r"$\partial\Psi/\partial\tau_k\,/\,h$: adjoint (line), FD (o)", xlabel="t (s)",
+                ylabel="per N m s")
     hs = sorted(runs.runs)
     axes[3].loglog(hs, [max(runs.runs[s].gap, 1e-16) for s in hs], "o-", color="C3")
     axes[3].axhline(1e-6, color="0.5", linestyle="--", linewidth=1)
@@ -232,7 +234,9 @@ def adjoint_player(runs, *, steps=None, points=120, height=400):
 
     Three panels, as the first three of :func:`adjoint_figure`: the motion, the adjoint
     variables (time axis reversed) and the torque gradient with its central differences. Each
-    curve keeps at most about ``points`` samples.
+    curve keeps at most about ``points`` samples. Each panel's vertical range holds the curves
+    of every step size, so that no curve runs off its panel and the step sizes compare at a
+    glance.
     """
     from plotly.subplots import make_subplots
 
@@ -260,22 +264,32 @@ def adjoint_player(runs, *, steps=None, points=120, height=400):
                                line=c, showlegend=False, legendgroup=names[j]),
                     go.Scatter(x=np.round(r.t_steps[r.fd_steps], 4), y=np.round(r.fd_dtau[:, j], 4),
                                mode="markers", marker=dict(symbol="circle-open", size=9, **c),
-                               name="central differences" if j == 0 else None, showlegend=j == 0)]
+                               name="central differences" if j == 0 else None, showlegend=j == 0,
+                               legendrank=1001)]
         return out
 
-    titles = ("forward run q (rad)", "adjoint h^2 z, solved backward", "dPsi/dtau_k / h, and FD")
+    titles = ("forward run q (rad)", "adjoint h<sup>2</sup>z, solved backward",
+              "gradient ∂Ψ/∂τ<sub>k</sub> / h")
     fig = make_subplots(rows=1, cols=3, subplot_titles=titles)
+    fig.update_annotations(font_size=13)
+    panel = [1, 2, 3, 3]                            # the panel of each of a joint's four traces
     for n, trace in enumerate(traces(steps[0])):
-        fig.add_trace(trace, row=1, col=[1, 2, 3, 3][n % 4])
-    fig.frames = [go.Frame(data=traces(h), traces=list(range(4 * nq)), name=str(k))
-                  for k, h in enumerate(steps)]
+        fig.add_trace(trace, row=1, col=panel[n % 4])
+    frames = [traces(h) for h in steps]
+    fig.frames = [go.Frame(data=data, traces=list(range(4 * nq)), name=str(k))
+                  for k, data in enumerate(frames)]
+    for col in (1, 2, 3):                            # one range per panel, holding every step size
+        ys = np.concatenate([np.asarray(tr.y, float) for data in frames for n, tr in enumerate(data)
+                             if panel[n % 4] == col])
+        pad = 0.06 * max(ys.max() - ys.min(), 1e-9)
+        fig.update_yaxes(range=[float(ys.min() - pad), float(ys.max() + pad)], row=1, col=col)
     sliders = [dict(method="animate", label=f"{h:g}",
                     args=[[str(k)], dict(mode="immediate", frame=dict(duration=0, redraw=True),
                                          transition=dict(duration=0))]) for k, h in enumerate(steps)]
     fig.update_layout(height=height, margin=dict(l=50, r=10, t=60, b=10),
                       legend=dict(orientation="h", x=0.0, y=1.2, yanchor="bottom"),
                       sliders=[dict(active=0, steps=sliders, currentvalue=dict(prefix="step h (s): "),
-                                    x=0.0, len=1.0, y=-0.15, yanchor="top", pad=dict(t=30))])
+                                    x=0.0, len=0.96, y=-0.15, yanchor="top", pad=dict(t=30))])
     fig.update_xaxes(title_text="t (s)")
     fig.update_xaxes(autorange="reversed", title_text="t (s), backward", row=1, col=2)
     return fig

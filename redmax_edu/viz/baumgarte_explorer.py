@@ -146,7 +146,7 @@ def baumgarte_figure(runs, gains, *, height=4.0):
         t = run.t[1:]
         top, bottom = axes[0, col], axes[1, col]
         top.semilogy(t, np.maximum(runs.gap[float(gain)][1:], 1e-16), color="C0")
-        top.set_title(f"gamma = {gain:g} 1/s", fontsize=9)
+        top.set_title(rf"$\gamma$ = {gain:g} 1/s", fontsize=9)
         bottom.semilogy(t, np.maximum(runs.tilt[float(gain)][1:], 1e-16), color="C3")
         bottom.set_xlabel("t (s)")
     axes[0, 0].set_ylim(1e-17, 1.0)  # both rows on the same decades; exact zeros sit at 1e-16
@@ -190,7 +190,7 @@ def gain_player(curves, gains, titles, *, prefix="gain (1/s): ", floor=1e-16, he
     fig.update_yaxes(type="log", range=yrange, exponentformat="power", dtick=3)
     fig.update_xaxes(title_text="t (s)")
     slider = dict(active=0, steps=steps, currentvalue=dict(prefix=prefix),
-                  x=0.0, len=1.0, y=-0.15, yanchor="top", pad=dict(t=30))
+                  x=0.0, len=0.96, y=-0.15, yanchor="top", pad=dict(t=30))
     fig.update_layout(height=height, margin=dict(l=50, r=10, t=40, b=10), showlegend=False,
                       sliders=[slider])
     return fig
@@ -209,7 +209,7 @@ def baumgarte_player(runs, gains=GAINS, *, points=200, height=380):
         return ((t, runs.gap[float(gain)][1::stride]), (t, runs.tilt[float(gain)][1::stride]))
 
     return gain_player(curves, gains, ("largest joint gap (m)", "largest axis tilt (rad)"),
-                       prefix="Baumgarte gamma (1/s): ", height=height)
+                       prefix="Baumgarte γ (1/s): ", height=height)
 
 
 def baumgarte_widget(runs, gain=0.0):
@@ -222,7 +222,7 @@ def baumgarte_widget(runs, gain=0.0):
     import matplotlib.pyplot as plt
 
     choices = sorted({*GAINS, 0.3, 50.0, 150.0, 200.0, float(gain)})
-    slider = W.SelectionSlider(options=choices, value=float(gain), description="gamma (1/s)",
+    slider = W.SelectionSlider(options=choices, value=float(gain), description="γ (1/s)",
                                continuous_update=False)
 
     def show(gain):

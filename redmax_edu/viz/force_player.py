@@ -55,7 +55,7 @@ def force_terms_player(examples, *, height=380):
                                   colorbar=dict(len=0.8, thickness=10)))
         return out
 
-    fig = make_subplots(rows=1, cols=3, subplot_titles=("f", "K = df/dq", "D = df/dphi"),
+    fig = make_subplots(rows=1, cols=3, subplot_titles=("f", "K = ∂f/∂q", "D = ∂f/∂φ"),
                         column_widths=[0.3, 0.35, 0.35])
     for col, trace in enumerate(traces(names[0]), start=1):
         fig.add_trace(trace, row=1, col=col)
@@ -77,5 +77,5 @@ def force_terms_player(examples, *, height=380):
                       xaxis_title="maximal coordinate",
                       xaxis2=dict(showticklabels=False), xaxis3=dict(showticklabels=False),
                       sliders=[dict(active=0, steps=steps, currentvalue=dict(prefix="force: "),
-                                    x=0.0, len=1.0, y=-0.2, yanchor="top", pad=dict(t=30))])
+                                    x=0.0, len=0.96, y=-0.2, yanchor="top", pad=dict(t=30))])
     return fig

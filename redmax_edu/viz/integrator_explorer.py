@@ -73,7 +73,8 @@ class IntegratorRuns:
     """Fixed-step runs ``runs[(method, h)]`` and an RK45 ``reference``.
 
     ``E0``, ``phi0`` are the initial state: body poses and twists for Part 1's ``system``, or
-    ``q0``, ``qdot0`` of a reduced model, whose runs ``simulator(method, h)`` makes. With
+    ``q0``, ``qdot0`` of a reduced model, whose runs ``simulator(method, h)`` makes. ``steps``
+    are the steps of the precomputed grid (the player's default). With
     ``momentum`` the explorer shows the change of the world-frame momentum of the model (a
     tree with a free root) instead of a height.
     """
@@ -144,7 +145,8 @@ def integrator_runs(system, E0, phi0, t_end, *, methods=METHODS, steps=STEP_SIZE
     """
     _check_grid(t_end, steps)
     out = IntegratorRuns(system, np.asarray(E0, float), np.asarray(phi0, float), float(t_end),
-                         simulate_rk45(system, E0, phi0, t_end, samples=samples))
+                         simulate_rk45(system, E0, phi0, t_end, samples=samples),
+                         steps=tuple(float(h) for h in steps))
     for method in methods:
         for h in steps:
             out.get(method, h)
@@ -155,9 +157,10 @@ def reduced_integrator_runs(model, q0, qdot0, t_end, *, methods=tuple(REDUCED_ME
                             steps=REDUCED_STEP_SIZES, samples=501):
     """Simulate a reduced ``model`` from ``(q0, qdot0)`` for ``t_end`` seconds with every method and step.
 
-    The methods are those of :func:`redmax_edu.integrators.simulate` (``"rk45"`` adapts its own
-    steps and samples every ``h``); the reference is RK45 at rtol 1e-10, sampled at ``samples``
-    times. Returns an :class:`IntegratorRuns` whose runs are Trajectories.
+    The methods are those of :func:`redmax_edu.integrators.simulate`; ``"rk45"`` adapts its own
+    steps, so one run of it, sampled every smallest ``h``, stands for every step of the grid. The
+    reference is RK45 at rtol 1e-10, sampled at ``samples`` times. Returns an
+    :class:`IntegratorRuns` whose runs are Trajectories.
 
     Examples
     --------
@@ -224,9 +227,13 @@ def _model_runs(model, q0, qdot0, t_end, methods, steps, samples, labels, moment
         return simulate_reduced(model, q0, qdot0, (0.0, t_end), method, h=h, **capped)
 
     out = IntegratorRuns(model, np.asarray(q0, float), np.asarray(qdot0, float), float(t_end), reference,
-                         labels=dict(labels), simulator=simulator, momentum=momentum)
+                         labels=dict(labels), simulator=simulator, steps=tuple(float(h) for h in steps),
+                         momentum=momentum)
     if momentum:
         momentum_change(out, reference)          # a clear error now if the model has no free root
+    elif "rk45" in methods and steps:            # RK45 adapts its own steps: one run, sampled at the
+        finest = out.get("rk45", min(steps))     # smallest h, stands for every h of the grid
+        out.runs.update({("rk45", float(h)): finest for h in steps})
     for method in methods:
         for h in steps:
             out.get(method, h)
@@ -422,32 +429,71 @@ def _padded(lo, hi):
     return [float(lo - pad), float(hi + pad)]
 
 
-def integrator_player(runs, *, methods=None, steps=None, points=200, height=460, horizons=None):
-    """Kernel-free layer: a plotly figure with one frame per (method, h) and a slider over them.
+def _short(runs, method):
+    """A method's name without its parenthesis (the buttons and the static titles)."""
+    return runs.labels[method].split(" (")[0]
 
-    The first frame is ``(methods[0], steps[0])`` (default: every method simulated so far, and
-    the grid :data:`STEP_SIZES`, :data:`REDUCED_STEP_SIZES` or :data:`VARIATIONAL_STEP_SIZES`).
-    Each frame holds at most about ``points`` samples per curve and sets the vertical ranges to
-    its own data, so every position of the slider redraws every panel; a reduced model's runs
-    add a third panel, the Newton iterations per step (empty for RK45 and linearly implicit
-    Euler). With ``runs.momentum``
-    the second panel shows the change of the angular and linear momentum (log axis) instead of
-    a height. ``horizons`` (s), if given, adds one button per horizon, below the slider, that
-    shows the runs up to it (the time axes' range).
+
+def integrator_player(runs, *, methods=None, steps=None, points=200, height=460, horizons=None, start=None):
+    """Kernel-free layer: a plotly figure with a frame per (method, h), method buttons and a step slider.
+
+    Parameters
+    ----------
+    runs : IntegratorRuns
+    methods : sequence of str, optional
+        Default: every method simulated so far, in the order of ``runs.labels``.
+    steps : sequence of float, optional
+        Default: the grid :data:`STEP_SIZES`, :data:`REDUCED_STEP_SIZES` or
+        :data:`VARIATIONAL_STEP_SIZES`.
+    points : int
+        At most about this many samples per curve.
+    height : int
+        Pixels of the panels with their titles and legend; the controls below add to it.
+    horizons : sequence of float, optional
+        Seconds: one more row of buttons, each showing the runs up to that time (the time axes'
+        range).
+    start : (str, float), optional
+        The setting the player opens on (default: the first method at the first step). Choose
+        one that shows the point of the page.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Notes
+    -----
+    A row of buttons picks the method and a slider the step; the figure shows the frame of
+    that pair (the glue is :data:`redmax_edu.viz.interactive.GRID_PLAYER`, run by the book's
+    renderer). Short labels, one per step, so that none is thinned out or clipped. A method
+    whose runs are one run for every step (RK45 adapting its own steps) has one frame, and its
+    button says so. Each frame sets the vertical ranges to its own data, so every change
+    redraws every panel; a reduced model's runs add a third panel, the Newton iterations per
+    step, which says "no Newton solve" for a method without one. With ``runs.momentum`` the
+    second panel shows the change of the angular and linear momentum (log axis) instead of a
+    height.
     """
     if methods is None:   # the methods simulated so far, in the order of the labels
         methods = tuple(m for m in runs.labels if any(key[0] == m for key in runs.runs))
     if steps is None:
         steps = runs.steps or (VARIATIONAL_STEP_SIZES if runs.momentum
                                else REDUCED_STEP_SIZES if runs.reduced else STEP_SIZES)
+    steps = [float(h) for h in steps]
+    start = (methods[0], steps[0]) if start is None else (start[0], float(start[1]))
+    if start[0] not in methods or start[1] not in steps:
+        raise ValueError(f"argument 'start' must be a (method, step) of the player, got {start!r}")
     from plotly.subplots import make_subplots
 
     from .interactive import plotly_objects
 
     go = plotly_objects()
     points = as_count(points, "points", "samples per curve", MAX_POINTS)
-    keys = [(m, float(h)) for m in methods for h in steps]
     ref_t, ref_e, ref_z = _series(runs.reference, runs.reference)
+    # one frame per distinct run: a method that ignores the step has one run for every h
+    names, seen = {}, {}
+    for m in methods:
+        for h in steps:
+            names[(m, h)] = seen.setdefault(id(runs.get(m, h)), f"{m} {h:g}")
+    one_run = {m: len({names[(m, h)] for h in steps}) == 1 < len(steps) for m in methods}
 
     def data(key):
         run = runs.get(*key)
@@ -482,7 +528,7 @@ def integrator_player(runs, *, methods=None, steps=None, points=200, height=460,
             t, n = t[starts], np.maximum.reduceat(n, starts)
         trace = go.Scatter(x=np.round(t, 4), y=n, mode="lines", line=dict(color="#2ca02c", shape="hv"),
                            name="Newton iterations")
-        return trace, dict(yaxis3=dict(range=[0, max(5, int(n.max(initial=0)) + 1)]))
+        return trace, dict(yaxis3=dict(range=[0, max(5, int(n.max(initial=0)) + 1)])), found is None
 
     stride = max(1, len(ref_t) // points)
     reference = dict(mode="lines", line=dict(color="gray", dash="dash", width=1))
@@ -490,51 +536,73 @@ def integrator_player(runs, *, methods=None, steps=None, points=200, height=460,
     if runs.momentum:
         titles = ("energy change (J)", "momentum change (N m s, N s)", *titles[2:])
     fig = make_subplots(rows=1, cols=len(titles), subplot_titles=titles)
+    title_notes = [a.to_plotly_json() for a in fig.layout.annotations]
+    no_newton = dict(text="no Newton solve", xref="x3 domain", yref="y3 domain", x=0.5, y=0.5,
+                     showarrow=False, font=dict(size=12, color="#666"))
     # traces: 0 energy, 1 height or angular momentum, 2 energy reference, 3 height reference or
     # linear momentum, 4 Newton iterations; the frames replace 0, 1 (3) and 4
     moving = [0, 1, 3] if runs.momentum else [0, 1]
-    frames = []
-    for k, key in enumerate(keys):
+    frames, done = [], set()
+    for key in names:
+        if names[key] in done:
+            continue
+        done.add(names[key])
         traces, e, z = data(key)
         if runs.reduced:
-            n_trace, n_range = newton(key)
-            frames.append(go.Frame(data=[*traces, n_trace], traces=[*moving, 4], name=str(k),
-                                   layout={**ranges(e, z), **n_range}))
+            n_trace, n_range, none = newton(key)
+            notes = title_notes + [dict(no_newton, visible=none)]   # frames merge annotations by index
+            frames.append(go.Frame(data=[*traces, n_trace], traces=[*moving, 4], name=names[key],
+                                   layout={**ranges(e, z), **n_range, "annotations": notes}))
         else:
-            frames.append(go.Frame(data=traces, traces=moving, name=str(k), layout=ranges(e, z)))
-    first, e, z = data(keys[0])
+            frames.append(go.Frame(data=traces, traces=moving, name=names[key], layout=ranges(e, z)))
+    first, e, z = data(start)
     fig.add_trace(first[0], row=1, col=1)
     fig.add_trace(first[1], row=1, col=2)
     fig.add_trace(go.Scatter(x=np.round(ref_t[::stride], 4), y=np.round(ref_e[::stride], 4),
                              name=_reference_label(runs), **reference), row=1, col=1)
     if runs.momentum:
         fig.add_trace(first[2], row=1, col=2)
-        fig.update_yaxes(type="log", row=1, col=2)
+        fig.update_yaxes(type="log", exponentformat="power", row=1, col=2)   # 10^-4, not "100μ"
     else:
         fig.add_trace(go.Scatter(x=np.round(ref_t[::stride], 4), y=np.round(ref_z[::stride], 4),
                                  showlegend=False, **reference), row=1, col=2)
     extra = {}
     if runs.reduced:
-        n_trace, extra = newton(keys[0])
+        n_trace, extra, none = newton(start)
         fig.add_trace(n_trace, row=1, col=3)
+        extra["annotations"] = title_notes + [dict(no_newton, visible=none)]
     fig.frames = frames
-    steps_ = [dict(method="animate", label=f"{m}, h = {h:g}",
-                   args=[[str(k)], dict(mode="immediate", frame=dict(duration=0, redraw=True),
-                                        transition=dict(duration=0))])
-              for k, (m, h) in enumerate(keys)]
-    menus = []
+    # the controls, in rows below the panels (pixels): the x axes' ticks and titles, the method
+    # buttons, the step slider, the horizon buttons
+    top, axis_band, button_row, slider_row = 80, 48, 44, 96
+    below = button_row + slider_row + (button_row if horizons else 0)
+    panels = height - top - axis_band
+
+    def at(pixels):   # paper y of a point ``pixels`` below the panels' bottom edge
+        return -pixels / panels
+
+    skip = dict(method="skip", args=[None])
+    menus = [dict(type="buttons", direction="right", x=0.0, xanchor="left", y=at(axis_band), yanchor="top",
+                  showactive=True, active=methods.index(start[0]), pad=dict(r=0, t=0), font=dict(size=11),
+                  buttons=[dict(label=_short(runs, m) + (" (its own steps)" if one_run[m] else ""), **skip)
+                           for m in methods])]
     if horizons:
         axes = [f"xaxis{'' if c == 1 else c}.range" for c in range(1, len(titles) + 1)]
-        menus = [dict(type="buttons", direction="right", x=0.0, xanchor="left", y=-0.62, yanchor="top",
-                      showactive=True, pad=dict(r=0, t=0),
-                      buttons=[dict(method="relayout", label=f"horizon {float(hz):g} s",
-                                    args=[{axis: [0.0, float(hz)] for axis in axes}]) for hz in horizons])]
+        whole = [k for k, hz in enumerate(horizons) if float(hz) >= runs.t_end - 1e-9]
+        menus.append(dict(type="buttons", direction="right", x=0.0, xanchor="left",
+                          y=at(axis_band + button_row + slider_row), yanchor="top", showactive=True,
+                          active=whole[0] if whole else -1, pad=dict(r=0, t=0), font=dict(size=11),
+                          buttons=[dict(method="relayout", label=f"horizon {float(hz):g} s",
+                                        args=[{axis: [0.0, float(hz)] for axis in axes}])
+                                   for hz in horizons]))
     fig.update_layout(
-        height=height + (90 if menus else 0), margin=dict(l=50, r=10, t=80, b=100 if menus else 10),
+        height=height + below, margin=dict(l=50, r=20, t=top, b=axis_band + below),
         **ranges(e, z), **extra,
         legend=dict(orientation="h", x=0.0, y=1.25, yanchor="bottom"), updatemenus=menus,
-        sliders=[dict(active=0, steps=steps_, currentvalue=dict(prefix="method, step (s): "),
-                      x=0.0, len=1.0, y=-0.12, yanchor="top", pad=dict(t=30))],
+        sliders=[dict(active=steps.index(start[1]), currentvalue=dict(prefix="step h (s): "),
+                      steps=[dict(label=f"{h:g}", **skip) for h in steps],
+                      x=0.0, len=0.96, y=at(axis_band + button_row), yanchor="top", pad=dict(t=10))],
+        meta=dict(grid=dict(frames=[[names[(m, h)] for h in steps] for m in methods], menu=0, slider=0)),
     )
     fig.update_xaxes(title_text="t (s)")
     return fig

@@ -474,7 +474,7 @@ def crank_player(sweep, *, height=420):
     fig.update_layout(height=height, margin=dict(l=50, r=10, t=40, b=10),
                       legend=dict(x=1.0, xanchor="right", y=1.0, font=dict(size=10)),
                       sliders=[dict(active=0, steps=steps, currentvalue=dict(prefix="crank angle (deg): "),
-                                    x=0.0, len=1.0, y=-0.15, yanchor="top", pad=dict(t=30))])
+                                    x=0.0, len=0.96, y=-0.15, yanchor="top", pad=dict(t=30))])
     return fig
 
 

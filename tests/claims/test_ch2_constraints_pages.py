@@ -310,6 +310,15 @@ def test_p2_8_scene_8_stacks_two_loop_rows_and_one_coupling_row_and_holds_both()
     assert max(np.abs(constraint_errors(linkage.model, q)[0]).max() for q in run.q) < 1e-6
     assert max(np.abs(constraint_errors(linkage.model, q)[1]).max() for q in run.q) < 1e-12
     assert linkage.model.parents == (-1, 0, 1, 2, 3, 4, 3)  # the tree the page describes
+    # "seven bodies: six bars (a fixed top bar and five hinged ones that close a loop) and a pendulum"
+    assert linkage.model.n == 7 and type(linkage.model.bodies[0].joint) is Fixed
+    assert [body.name for body in linkage.model.bodies] == [f"body{i}" for i in range(1, 8)]
+    # "a coupling q_6 = q_3/2 in the reference's numbering of the joints (from 1, the fixed one
+    # included)": joint 6 is body6's (coordinate 4 here), joint 3 body3's (coordinate 1)
+    coupling = linkage.model.constraints[1]
+    assert coupling.name.startswith("body2-body3") and coupling.name.endswith("body5-body6")
+    q = linkage.q0 + 0.1 * np.arange(6)
+    assert np.isclose(constraint_errors(linkage.model, np.r_[q[:4], q[1] / 2, q[5]])[1][0], 0.0)
 
 
 @cache
@@ -337,6 +346,18 @@ def test_p2_8_each_stop_of_scene_6_is_perfectly_inelastic_and_costs_carnots_ener
         carnot = 0.5 * dv @ mass_matrix(limited.model, run.q[k]) @ dv
         assert abs((E[k - 1] - E[k + 1]) - carnot) < 0.02 * carnot
         assert abs(run.qdot[k + 1, 1]) < 0.01 * abs(run.qdot[k - 1, 1])
+
+
+def test_p2_8_a_step_that_would_cross_a_bound_ends_on_it_where_the_reference_keeps_only_reached_ones():
+    """Page 2.8: the library keeps a row for a bound not yet reached (c > 0), so a step that would
+    cross it lands on it; the reference code keeps rows only for active limits (its scene notes)."""
+    limited = scenes.scene(6)
+    assert "for active limits" in limited.description
+    upper, h = limited.model.constraints[0].upper, 0.01
+    q0, qdot0 = np.array([0.0, upper - 0.01]), np.array([0.0, 5.0])   # 5 rad/s, 0.01 rad short
+    assert q0[1] + h * qdot0[1] > upper + 0.03                        # unchecked, it would cross
+    step = simulate(limited.model, q0, qdot0, (0.0, h), "euler", h=h)
+    assert abs(step.q[-1, 1] - upper) < 1e-12
 
 
 def test_p2_8_the_joint_never_passes_its_bound():

@@ -15,8 +15,9 @@ from functools import cache
 
 import numpy as np
 import pytest
+from scipy.linalg import block_diag
 
-from redmax_edu.dynamics import mass_matrix
+from redmax_edu.dynamics import mass_matrix, maximal_forces, reduced_forces
 from redmax_edu.friction.bisp import bisp_step
 from redmax_edu.friction.patterns import Cylinder, JointFriction
 from redmax_edu.friction.staggered import staggered_projections
@@ -170,6 +171,29 @@ def test_the_outer_hinge_carries_the_centripetal_force_and_the_printed_eq_2124_d
     J, _ = jacobian_and_derivative(model, bent, qdot)
     assert np.abs(J.T @ info.f_alpha).max() < 1e-12
     assert np.abs(J.T @ _printed(model, bent, qdot, info)).max() > 0.1
+
+
+def test_line_26_with_the_printed_eq_2124_counts_the_quadratic_velocity_term_twice():
+    """Page 2.11, the warning on line 26, second form: with f_alpha from Eq. (2.124) exactly as printed
+    (its reduced velocity without joint forces, its free bodies' velocity without Jdot qdot), on the
+    bent spinning chain, J^T f_alpha = -J^T M_m Jdot qdot (not zero), so line 26 adds the quadratic
+    velocity term that f_r already holds a second time."""
+    model, q, qdot = chain(), np.array([0.0, 0.7]), np.array([3.0, 5.0])
+    kin = forward_kinematics(model, q, qdot)
+    J, Jdot = jacobian_and_derivative(model, q, qdot)
+    M_m = block_diag(*model.spatial_inertias)
+    f_m = maximal_forces(model, kin.E_wi, kin.phi)
+    M_r = J.T @ M_m @ J
+    free = J @ qdot + H * np.linalg.solve(M_m, f_m)                                   # q_m^unc(beta)
+    reduced = J @ (qdot + H * np.linalg.solve(M_r, J.T @ (f_m - M_m @ Jdot @ qdot)))  # q_m^con(beta)
+    f_alpha = M_m @ (reduced - free) / H
+    quadratic = J.T @ M_m @ Jdot @ qdot
+    assert np.abs(quadratic).max() > 0.1
+    assert np.abs(J.T @ f_alpha + quadratic).max() < 1e-10 * np.abs(quadratic).max()
+    _, qdot1, info = bisp_step(model, q, qdot, H, NO_FRICTION)
+    np.testing.assert_allclose(_printed(model, q, qdot, info), f_alpha, rtol=0, atol=1e-10)  # the page's
+    line26 = qdot + H * np.linalg.solve(M_r, reduced_forces(model, q, qdot) + J.T @ f_alpha)
+    np.testing.assert_allclose(line26 - qdot1, -H * np.linalg.solve(M_r, quadratic), rtol=0, atol=1e-12)
 
 
 @cache

@@ -26,7 +26,7 @@ import scipy.sparse.linalg as spla
 
 import redmax_edu
 from redmax_edu.constrained import constraint_rows
-from redmax_edu.constraints import Loop
+from redmax_edu.constraints import DEFAULT_BAUMGARTE, Loop
 from redmax_edu.dynamics import (
     constrained_dynamics,
     forward_dynamics,
@@ -54,6 +54,7 @@ from redmax_edu.recursive import (
     recursive_hybrid_dynamics,
     recursive_inverse_dynamics,
 )
+from redmax_edu.scenes import scene
 from redmax_edu.viz.tree import traversal_order
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -143,6 +144,13 @@ def test_j_has_n_n_plus_1_over_2_blocks_in_a_chain_and_far_fewer_in_a_binary_tre
         assert chain_of(n).ancestors.sum() == in_chain == n * (n + 1) // 2
         assert binary_tree_of(n).ancestors.sum() == in_tree
         assert in_tree <= n * (np.log2(n) + 1)          # the n log2 n growth of a balanced tree
+    # "Each row has four times the bodies ...: the chain's blocks grow 13 to 16 times per row ...;
+    # the binary tree's 5 to 7 times; the visits 4 times"
+    sizes = sorted(table)
+    for small, big in zip(sizes, sizes[1:], strict=False):
+        assert big == 4 * small
+        assert 13 <= table[big][0] / table[small][0] <= 16
+        assert 5 <= table[big][1] / table[small][1] <= 7
 
 
 def test_forward_visits_parents_first_and_backward_children_first():
@@ -383,6 +391,47 @@ def test_the_dual_problem_by_the_sweeps_equals_the_dense_kkt_solve(state):
     dense = constrained_dynamics(clasped, q, qdot, tau)
     assert relative_error(qddot, dense.x) < 1e-10
     assert relative_error(lam, dense.lam) < 1e-10
+
+
+def test_eq_2_129_and_2_130_give_opposite_multipliers_and_the_book_takes_those_of_2_130(state):
+    """Page 2.12, "On signs": eliminating the acceleration from Eq. (2.129) as printed gives minus the
+    multipliers of Eq. (2.130) as printed; the book's (constrained_dynamics, M qddot = f + G^T lam) are
+    Eq. (2.130)'s, and Eq. (2.131)'s f_con = +G^T lam with them gives the constrained motion."""
+    model, q, qdot, tau, _ = state
+    clasped = model.with_constraints([Loop(2, [0, 0.15, 0], 4, [0, -0.15, 0], name="hands")])
+    rows = constraint_rows(clasped, q, qdot)
+    G, rhs = rows.G, rows.acceleration_rhs(qdot, 5.0, 5.0)
+    M, free = mass_matrix(model, q), forward_dynamics(model, q, qdot, tau)
+    k = len(G)
+    kkt = np.block([[M, G.T], [G, np.zeros((k, k))]])                          # Eq. (2.129)
+    lam_129 = np.linalg.solve(kkt, np.r_[np.zeros(model.nq), rhs - G @ free])[model.nq:]
+    lam_130 = np.linalg.solve(G @ np.linalg.solve(M, G.T), rhs - G @ free)    # Eq. (2.130)
+    dense = constrained_dynamics(clasped, q, qdot, tau)
+    assert relative_error(lam_129, -lam_130) < 1e-10
+    assert relative_error(dense.lam, lam_130) < 1e-10
+    assert relative_error(forward_dynamics(model, q, qdot, tau + G.T @ lam_130), dense.x) < 1e-10  # (2.131)
+
+
+def test_a_limit_that_pushes_has_a_positive_multiplier_which_eq_2_134s_bound_would_forbid():
+    """Page 2.12, the dual QP: with Eq. (2.130)'s lambda a pushing row has lambda_C >= 0, and Eq. (2.134)'s
+    objective is minimised there; under its printed bound lambda_C <= 0 the minimiser is 0, and the
+    limit is crossed. Scene 6's limited joint at its lower bound, moving into it."""
+    limited = scene(6)
+    model, limit = limited.model, limited.model.constraints[0]
+    q, qdot = np.array([0.3, limit.lower]), np.array([0.0, -2.0])
+    solution = constrained_dynamics(model, q, qdot)
+    rows = constraint_rows(model, q, qdot)
+    row = int(np.flatnonzero(rows.G[:, 1] > 0)[0])            # the lower bound's row, c = q_2 - lower
+    c, need = rows.G[row], rows.acceleration_rhs(qdot, *DEFAULT_BAUMGARTE[:2])[row]
+    free = forward_dynamics(model.with_constraints([]), q, qdot)   # the unconstrained accelerations
+    assert c @ free < need                                     # unconstrained, the joint would cross
+    delassus = c @ np.linalg.solve(mass_matrix(model, q), c)
+    b = c @ free - need                                        # Eq. (2.134)'s linear term for this row
+    pushing = -b / delassus                                    # minimiser of delassus l^2 / 2 + b l
+    assert pushing > 0 and abs(solution.lam[row] - pushing) <= 1e-10 * pushing
+    assert c @ solution.x >= need - 1e-9 * abs(need)
+    printed = min(0.0, pushing)                                # the minimiser under lambda_C <= 0
+    assert printed == 0.0 and c @ (free + np.linalg.solve(mass_matrix(model, q), c) * printed) < need
 
 
 def test_the_recursive_path_takes_the_models_constraints_as_the_page_says():

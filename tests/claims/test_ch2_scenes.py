@@ -1,4 +1,4 @@
-"""Claims about the energy plots of the reference scenes (seed 002, §1 ``plotH``).
+"""Claims about the energy plots of the reference scenes (the RedMax supplemental material, §1 ``plotH``).
 
 Checked on book/02_reduced/gallery (the scene gallery and its five themed pages).
 

@@ -172,6 +172,26 @@ def test_difference_quotients_cost_nq_plus_1_or_2nq_forward_dynamics_calls():
     assert counts["central"][1] == 40
 
 
+def test_the_stored_benchmark_run_prices_the_analytic_pass_at_five_to_seven_forward_dynamics_calls():
+    """01_why_analytic, against the run it quotes (benchmarks/results/derivatives.json): "For ten links
+    the analytic pass costs about six forward-dynamics calls (five to seven over reruns ...), against the
+    forty calls of central differences. From 5 to 20 links the calls of central differences grow fourfold
+    ...; the analytic pass, in forward-dynamics calls, grows too, but by a factor of only 1.5 to 2.5."
+    Reruns on the shared 2-core machine measured 4.8 to 6.5 calls at ten links and factors of 1.5 to 2.4."""
+    stored = Path(__file__).resolve().parents[2] / "benchmarks/results/derivatives.json"
+    bench = json.loads(stored.read_text(encoding="utf-8"))
+    assert bench["date"] and bench["machine"]["cpu"] and bench["sizes"] == [5, 10, 20]
+    ratio = dict(zip(bench["sizes"], bench["derivatives_over_forward_dynamics"], strict=True))
+    seconds = bench["seconds"]
+    assert ratio == {n: d / f for n, d, f in zip(bench["sizes"], seconds["derivatives"],
+                                                  seconds["forward_dynamics"], strict=True)}
+    assert 4.5 <= ratio[10] <= 7.5                          # "about six ... (five to seven)"
+    calls = dict(zip(bench["sizes"], bench["central_difference_calls"], strict=True))
+    assert calls[10] == 40 and calls[20] == 4 * calls[5]
+    assert 1.5 <= ratio[20] / ratio[5] <= 2.5
+    assert ratio[10] < calls[10]                            # the pass beats central differences
+
+
 def test_the_analytic_pass_matches_central_differences_on_the_chain():
     """01_why_analytic: dqddot/dq and dqddot/dqdot of the 10-link chain pass the check at 1e-8."""
     q0, qdot0, _, _ = page1_states()

@@ -1,4 +1,5 @@
-"""Claims of book/05_variational (seed 003): what the variational integrators preserve, and their orders.
+"""Claims of book/05_variational (after Fan, Schultz and Murphey's appendix): what the variational
+integrators preserve, and their orders.
 
 * Observed order, from a step sweep on a chain of three 1 m rods (0.5 s from q = (0.5, -0.3, 0.2)
   rad at rest) against RK45 at rtol 1e-12, Newton to 1e-13: the trapezoidal scheme ``vi2``

@@ -1,4 +1,4 @@
-"""Claims of the companion page book/04_companions/01_lagrangian_arm (after seed 001, Liu & Jain).
+"""Claims of the companion page book/04_companions/01_lagrangian_arm (after Liu and Jain's tutorial).
 
 Each test repeats one quantitative sentence or check-cell verdict of the page with library
 calls (the notebook is not executed). The arms are the page's own: uniform links along x,

@@ -175,3 +175,37 @@ def test_the_scan_catches_a_bad_pointer(bad):
 ])
 def test_the_scan_accepts_good_pointers(good):
     assert dead_pointers(good, ROOT / "book" / "02_reduced", WRITTEN) == []
+
+
+# --- the source texts by the names a reader knows -----------------------------------------------
+
+SEED_LABEL = re.compile(r"\bseeds?\s*0\d\d\b", re.I)
+READER_CODE = ["redmax_edu", "benchmarks", "tools", "tests"]
+
+
+def seed_labels(text):
+    """The places where ``text`` names a source by the workspace's internal label ("seed 003")."""
+    return [m.group(0) for m in SEED_LABEL.finditer(text)]
+
+
+def test_no_page_docstring_or_message_names_a_source_by_its_internal_label():
+    """Issue 23: a reader knows the sources as Liu and Jain's tutorial, the RedMax supplemental
+    material, Fan, Schultz and Murphey's appendix and the ArtiSynth notes, not as "seed 001" to
+    "seed 004". Prose, notebooks (code cells too: their messages reach the page), the library's
+    docstrings and error messages, the benchmarks, the tools and the tests."""
+    found = [(name, seed_labels(text)) for name, text, _ in SOURCES if seed_labels(text)]
+    files = [path for folder in ("book", "exercises") for path in sorted((ROOT / folder).rglob("*.ipynb"))]
+    files += [path for folder in READER_CODE for path in sorted((ROOT / folder).rglob("*.py"))
+              if path.name != "test_prose_pointers.py"]
+    for path in files:
+        labels = seed_labels(path.read_text(encoding="utf-8"))
+        if labels and "_build" not in path.parts:
+            found.append((path.relative_to(ROOT).as_posix(), labels))
+    assert not found, f"name the source as a reader knows it, with its citation: {found}"
+
+
+@pytest.mark.parametrize(("text", "caught"), [("the recursions of seed 003 assume", True),
+                                              ("(Seed 002, §1)", True), ("seeds 001", True),
+                                              ("random seed 0", False), ("seed=3", False)])
+def test_the_label_scan_catches_a_seed_label_and_not_a_random_seed(text, caught):
+    assert bool(seed_labels(text)) is caught

@@ -186,6 +186,40 @@ def test_scene_player_of_adjoint_scenes_has_matching_traces():
     assert all(len(frame.data) == len(fig.data) for frame in fig.frames)
 
 
+def test_scene_player_keeps_notes_legend_and_controls_off_the_view():
+    """Issue 23: the notes sat over the top tick, the legend's right edge and the last slider label
+    were clipped, and white grid lines on a white page left tick numbers floating."""
+    from redmax_edu.viz.interactive import LEGEND_ENTRY, NOTE_LINE, TITLE_BAND
+
+    scenes = [twist_scene(TWIST_PRESETS["screw"], t) for t in TIMES]
+    fig = scene_player(scenes, [f"{t:.1f}" for t in TIMES], slider_label="t = ", title="twist")
+    notes, legend = fig.layout.annotations[0], fig.layout.legend
+    # both sit in the band above the view, side by side
+    assert (notes.y, notes.yanchor, legend.y, legend.yanchor) == (1.0, "bottom", 1.0, "bottom")
+    entries = sum(1 for trace in fig.data if trace.showlegend is not False and trace.name)
+    band = fig.layout.margin.t - TITLE_BAND
+    assert band >= max(len(scenes[0].notes) * NOTE_LINE, entries * LEGEND_ENTRY)
+    assert all(frame.layout.annotations[0].yanchor == "bottom" for frame in fig.frames)
+    slider = fig.layout.sliders[0]
+    assert slider.x + slider.len <= 0.97 and slider.x >= 0.2      # clear of the buttons and the edge
+    for axis in (fig.layout.scene.xaxis, fig.layout.scene.yaxis, fig.layout.scene.zaxis):
+        assert axis.showbackground and axis.gridcolor != "white" and axis.showline
+
+
+def test_2d_figures_show_no_toolbar_and_3d_views_a_short_one():
+    """Issue 23: plotly's toolbar sat over subplot titles and legend entries, and stays on touch screens."""
+    from redmax_edu.viz.interactive import GRID_PLAYER, SLIDER_SYNC, figure_config, player_scripts
+
+    flat = go.Figure(go.Scatter(x=[0, 1], y=[0, 1])).to_dict()
+    view = scene_player([twist_scene(TWIST_PRESETS["screw"], t) for t in TIMES], [str(t) for t in TIMES])
+    assert figure_config(flat) == {"displayModeBar": False}
+    kept = figure_config(view.to_dict())
+    assert kept["displaylogo"] is False and "resetCameraDefault3d" not in kept["modeBarButtonsToRemove"]
+    assert player_scripts(flat) is None and player_scripts(view.to_dict()) == [SLIDER_SYNC]
+    grid = dict(view.to_dict(), layout={"meta": {"grid": {"frames": [["0"]], "menu": 0, "slider": 0}}})
+    assert player_scripts(grid) == [SLIDER_SYNC, GRID_PLAYER]
+
+
 def test_scene_player_rejects_labels_and_scenes_of_different_length():
     scenes = [twist_scene(TWIST_PRESETS["screw"], t) for t in TIMES]
     with pytest.raises(ValueError, match="4 scenes but 3 labels"):

@@ -62,6 +62,15 @@ def test_player_has_one_frame_per_step_and_every_frame_redraws(grid):
     np.testing.assert_allclose(fig.data[1].y, fig.frames[0].data[1].y)
     assert len(fig.frames[0].data[2].y) != len(fig.frames[1].data[2].y)
     assert fig.layout.xaxis2.autorange == "reversed"
+    # every panel's range holds the curves of every step size: none runs off its panel
+    for k, axis in enumerate((fig.layout.yaxis, fig.layout.yaxis2, fig.layout.yaxis3)):
+        low, high = axis.range
+        for frame in fig.frames:
+            for n, trace in enumerate(frame.data):
+                if [0, 1, 2, 2][n % 4] == k:
+                    assert low <= min(trace.y) and max(trace.y) <= high
+    assert fig.layout.sliders[0].x + fig.layout.sliders[0].len <= 0.97     # the last label is not clipped
+    assert "^" not in fig.layout.annotations[1].text and "dPsi" not in fig.layout.annotations[2].text
 
 
 def test_widget_starts_at_the_coarsest_step(grid):

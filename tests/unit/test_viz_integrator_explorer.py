@@ -39,15 +39,33 @@ def test_static_figure_has_an_energy_and_a_height_panel_per_setting(grid):
 def test_player_has_one_frame_per_setting_and_every_frame_redraws(grid):
     pytest.importorskip("plotly")
     fig = integrator_player(grid, steps=STEPS, points=20)
-    assert len(fig.frames) == 6 and len(fig.layout.sliders[0].steps) == 6
+    assert len(fig.frames) == 6
+    # one button per method and one short slider label per step: nothing for plotly to thin out
+    assert [b.label for b in fig.layout.updatemenus[0].buttons] == ["explicit Euler", "symplectic Euler",
+                                                                   "linearly implicit Euler"]
+    assert [s.label for s in fig.layout.sliders[0].steps] == ["0.1", "0.05"]
+    assert fig.layout.sliders[0].x + fig.layout.sliders[0].len <= 0.97        # the last label is not clipped
+    names = fig.layout.meta["grid"]["frames"]
+    assert [len(row) for row in names] == [2, 2, 2]
+    assert sorted(sum(names, [])) == sorted(f.name for f in fig.frames)
     energies = [np.array(frame.data[0].y) for frame in fig.frames]
-    # every slider position shows a different curve, so no step moves without a redraw
+    # every (method, step) shows a different curve, so no choice leaves the figure as it was
     for a in range(len(energies)):
         for b in range(a + 1, len(energies)):
             assert len(energies[a]) != len(energies[b]) or not np.allclose(energies[a], energies[b])
-    # the first frame is what the figure shows before the slider moves
+    # the first frame is what the figure shows before anything is chosen
     np.testing.assert_allclose(fig.data[0].y, fig.frames[0].data[0].y)
     assert all(len(frame.data[0].y) <= 2 * 20 + 1 for frame in fig.frames)
+
+
+def test_player_opens_on_the_setting_it_is_given(grid):
+    pytest.importorskip("plotly")
+    fig = integrator_player(grid, steps=STEPS, points=20, start=("implicit", 0.05))
+    shown = {f.name: f for f in fig.frames}[fig.layout.meta["grid"]["frames"][2][1]]
+    np.testing.assert_allclose(fig.data[0].y, shown.data[0].y)
+    assert fig.layout.updatemenus[0].active == 2 and fig.layout.sliders[0].active == 1
+    with pytest.raises(ValueError, match="argument 'start'"):
+        integrator_player(grid, steps=STEPS, start=("implicit", 0.3))
 
 
 def test_widget_starts_at_the_static_figures_first_panel(grid):
@@ -95,12 +113,24 @@ def test_reduced_figure_adds_a_newton_row(reduced_grid):
 
 def test_reduced_player_has_a_newton_panel_in_every_frame(reduced_grid):
     pytest.importorskip("plotly")
-    fig = integrator_player(reduced_grid, steps=(0.04, 0.02), points=50)
-    assert len(fig.frames) == 10 and all(list(f.traces) == [0, 1, 4] for f in fig.frames)
-    bdf2 = [f for f, (m, _) in zip(fig.frames, [(m, h) for m in reduced_grid.labels for h in (0.04, 0.02)],
-                                   strict=True) if m == "bdf2"][0]
+    fig = integrator_player(reduced_grid, steps=(0.04, 0.02), points=50, start=("bdf2", 0.04))
+    # RK45 adapts its own steps: one run, one frame and a button that says so (no two frames alike)
+    assert reduced_grid.get("rk45", 0.04) is reduced_grid.get("rk45", 0.02)
+    names = fig.layout.meta["grid"]["frames"]
+    assert names[0][0] == names[0][1] and len(fig.frames) == 1 + 4 * 2
+    assert fig.layout.updatemenus[0].buttons[0].label == "RK45 (its own steps)"
+    assert all(list(f.traces) == [0, 1, 4] for f in fig.frames)
+    frames = {f.name: f for f in fig.frames}
+    bdf2 = frames[names[4][0]]
     assert len(bdf2.data[2].y) == 10 and min(bdf2.data[2].y) >= 1
     assert "yaxis3" in bdf2.layout
+    # the Newton panel says why it is empty for RK45 and linearly implicit Euler, and only then
+    for row, method in enumerate(reduced_grid.labels):
+        note = frames[names[row][0]].layout.annotations[-1]
+        assert note.text == "no Newton solve" and note.visible == (method in ("rk45", "euler"))
+    np.testing.assert_allclose(fig.data[4].y, bdf2.data[2].y)       # it opens on BDF2's run
+    assert fig.layout.annotations[-1].visible is False
+
 
 def test_the_explorer_takes_a_particle_chain_and_its_four_methods():
     """The appendix's chain through the same three layers: labels, height and diverged runs."""
@@ -115,8 +145,8 @@ def test_the_explorer_takes_a_particle_chain_and_its_four_methods():
     assert len(runs.get("symplectic", 0.02).t) < 11  # diverged and stopped, not raised
     fig = integrator_figure(runs, [(m, 0.002) for m in METHODS])
     assert fig.axes[0].get_title().startswith("symplectic Euler") and "mass" in fig.axes[4].get_ylabel()
-    player = integrator_player(runs, points=20)
-    assert len(player.frames) == 8
+    player = integrator_player(runs, points=20, start=("symplectic", 0.002))
+    assert len(player.frames) == 8 and player.layout.sliders[0].active == 1
     box = integrator_widget(runs, method="symplectic", h=0.002)
     method, h = box.children[0].children
     assert method.value == "symplectic" and h.value == 0.002 and len(method.options) == 4
@@ -155,11 +185,13 @@ def test_variational_player_updates_both_momentum_curves_and_offers_horizons(var
     pytest.importorskip("plotly")
     fig = integrator_player(variational_grid, points=20, horizons=(0.1, 0.4))
     assert len(fig.frames) == 6 and all(tuple(f.traces) == (0, 1, 3, 4) for f in fig.frames)
-    assert [s.label for s in fig.layout.sliders[0].steps][:2] == ["vi2, h = 0.04", "vi2, h = 0.02"]
+    assert [s.label for s in fig.layout.sliders[0].steps] == ["0.04", "0.02"]
+    # RK45 takes steps of at most h here, so h matters and the button says nothing more
+    assert [b.label for b in fig.layout.updatemenus[0].buttons] == ["VI2", "BDF1", "RK45"]
     assert fig.layout.yaxis2.type == "log"
     linear = np.array(fig.frames[0].data[2].y)        # three significant digits: short numbers in the page
     np.testing.assert_allclose(linear, [float(f"{v:.2e}") for v in linear], rtol=1e-12)
-    buttons = fig.layout.updatemenus[0].buttons
+    buttons = fig.layout.updatemenus[1].buttons
     assert [b.args[0]["xaxis3.range"] for b in buttons] == [[0.0, 0.1], [0.0, 0.4]]
 
 
