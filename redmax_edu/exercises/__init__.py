@@ -10,18 +10,20 @@ Each assignment of ``exercises/`` has a module here holding its checks
 The same checks serve three readers:
 
 * the student, in the "check your answer" cell after each exercise:
-  ``exp_log.check("exp_se3", exp_se3)`` prints a :class:`~redmax_edu.exercises.core.Report`;
-* the autograder, whose test cases call ``exp_log.require("exp_se3", "general", exp_se3)``
-  (otter-grader runs them; :mod:`~redmax_edu.exercises.otter_plugin` turns their messages
-  into partial credit);
+  ``exp_log.check("exp_se3")`` prints a :class:`~redmax_edu.exercises.core.Report`;
+* the autograder (:mod:`~redmax_edu.exercises.remote`), which runs a submitted notebook in a
+  process of its own and the checks in its own process, at a secret seed;
 * the tests, which give every check the reference solution and its mutants.
 
 The pieces, one idea each: :mod:`~redmax_edu.exercises.core` (checks, results, reports),
 :mod:`~redmax_edu.exercises.sandbox` (a child process per check, with a time limit),
-:mod:`~redmax_edu.exercises.calls` (one guarded call of the student's function, its output's
-type, shape and NaN checked; library functions the student may not call),
+:mod:`~redmax_edu.exercises.tracing` (which library functions the student's code calls; an
+assignment's allow-list), :mod:`~redmax_edu.exercises.calls` (one guarded call of the
+student's function, its library calls judged, its output's type, shape and NaN checked),
 :mod:`~redmax_edu.exercises.compare` (naming the mistake: candidate wrong answers, constant
-factors, wrong blocks, asymmetry, finite-difference directions).
+factors, wrong blocks, asymmetry, finite-difference directions),
+:mod:`~redmax_edu.exercises.remote` (the trusted grading of a notebook) and
+:mod:`~redmax_edu.exercises.gradescope` (the autograder's entry point on Gradescope).
 
 Nothing here needs otter-grader: the student notebooks run with the library alone.
 """
@@ -41,10 +43,8 @@ from . import (
     universal_joint,
 )
 from .core import (
-           GRADING_SEED,
            Assignment,
            Check,
-           CheckFailed,
            CheckResult,
            Report,
            Unanswered,
@@ -59,7 +59,7 @@ ASSIGNMENTS = {module.ASSIGNMENT.name: module.ASSIGNMENT
                               reduced_jacobian, forward_dynamics, recursive, joint_derivative, bdf1_newton,
                               adjoint_gradient, lagrangian_arm)}
 
-__all__ = ["ASSIGNMENTS", "GRADING_SEED", "TIME_LIMIT", "Assignment", "Check", "CheckFailed", "CheckResult",
+__all__ = ["ASSIGNMENTS", "TIME_LIMIT", "Assignment", "Check", "CheckResult",
            "Report", "Unanswered", "Verdict", "adjoint", "adjoint_gradient", "bdf1_newton", "exp_log",
            "force_derivatives", "forward_dynamics", "joint_derivative", "kkt_step", "lagrangian_arm",
            "recursive", "reduced_jacobian", "run_check", "universal_joint"]

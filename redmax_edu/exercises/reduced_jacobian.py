@@ -20,8 +20,8 @@ Examples
 >>> def jacobian(parents, E_ij, E_ip, S):
 ...     return fill_jacobian(parents, E_ij)
 >>> print(check("jacobian", jacobian).results[0].message)
-jacobian uses redmax_edu.jacobian.fill_jacobian, which this exercise asks you to write: write it
-with numpy.
+jacobian calls jacobian.fill_jacobian, which this assignment does not let you call (it lets you call
+only lie.adjoint, lie.brac): write it yourself.
 
 Taught in book/02_reduced/01_reduced_coordinates and 02_jacobian.
 """
@@ -32,16 +32,14 @@ from .. import jacobian as jacobians
 from .. import kinematics, lie
 from ..joints import Planar, Prismatic, Revolute, SphericalEuler, Universal
 from ..model import Body, Model
-from .calls import describe
-from .compare import judge_cases
-from .core import Assignment, entry_points
+from .calls import call, describe
+from .compare import agrees, explain, judge_cases, max_error
+from .core import Assignment, Verdict, entry_points
 
-_LIBRARY = [jacobians.jacobian, jacobians.fill_jacobian, jacobians.jacobian_and_derivative,
-            jacobians.jacobian_product, kinematics.forward_kinematics, kinematics.body_twists]
 ASSIGNMENT = Assignment("02_jacobian", "The Jacobian by Algorithm 1",
-                        forbidden={"body_twists": _LIBRARY, "jacobian": _LIBRARY})
+                        allowed=[lie.adjoint, lie.brac])
 check_of = ASSIGNMENT.check
-check, require = entry_points(ASSIGNMENT)
+check = entry_points(ASSIGNMENT)
 
 
 # --- random trees -------------------------------------------------------------------------------
@@ -256,11 +254,11 @@ def jacobian_twists(fn, rng):
     model, q, qdot = tree(rng, parents, kinds)
     args, _ = inputs(model, q)
     want = kinematics.forward_kinematics(model, q, qdot).phi.ravel()
-
-    def times_qdot(*a):
-        J = fn(*a)
-        return np.asarray(J, float) @ qdot if np.ndim(J) == 2 and np.shape(J)[1] == len(qdot) else J
-
-    return judge_cases(times_qdot, [(args, f"{_describe_tree(model, kinds)}, times qdot = {describe(qdot)}")],
-                       name="jacobian", shape=want.shape, reference=lambda *a: want,
-                       what="the stacked body twists of forward kinematics")
+    label = f"{_describe_tree(model, kinds)}, times qdot = {describe(qdot)}"
+    J = call(fn, *args, name="jacobian", shape=(len(want), len(qdot)), label=label)
+    got = J @ qdot
+    if agrees(got, want):
+        return None
+    explanation = explain(got, want, what="the stacked body twists of forward kinematics")
+    return Verdict(f"jacobian({label}) times qdot is wrong (largest error {max_error(got, want):.2g})"
+                   + (f": {explanation}" if explanation else "."))
