@@ -2,8 +2,9 @@
 #   make book   set up .venv and the book's plotly.js, build the HTML book (offline, strict)
 #   make test   the same set-up, then every test tier
 # Other targets: make refresh (re-execute the notebooks), make clean, and for the classroom
-# assignments (they install the grading extra, otter-grader): make exercises (student and
-# autograder versions into exercises/_build), make grade SUBMISSIONS=folder.
+# assignments (they install the grading extra, otter-grader): make exercises (student versions
+# and Gradescope autograders into exercises/_build; BOOK_URL=... points their links at the
+# published book), make grade SUBMISSIONS=folder.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -20,6 +21,9 @@ export JUPYTER_PREFER_ENV_PATH=1
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 # Plotly figures as the book stores them: without plotly.js, which the page supplies.
 export REDMAX_EDU_PLOTLY=page
+# The fresh environments of the assignments' tests (a student's install, Gradescope's image),
+# built once and kept, each named by a hash of what it installs.
+export REDMAX_EDU_TEST_ENVS := $(CURDIR)/$(VENV)/test-envs
 
 # pytest exits with 5 when it collects nothing (for example an empty exercises/ folder).
 PYTEST = $(BIN)/python -m pytest
@@ -90,10 +94,10 @@ bench: $(BENCH)/.installed
 	$(BENCH)/bin/python benchmarks/forward_dynamics.py
 	$(BENCH)/bin/python benchmarks/catalogue.py
 
-# Classroom assignments: student and autograder versions of every notebook in exercises/,
-# and the grading of a folder of submissions (report in exercises/_build/grades).
+# Classroom assignments: student versions and autograders of every notebook in exercises/,
+# and the grading of a folder of submissions (report and grade book in exercises/_build/grades).
 exercises: $(GRADING)
-	$(BIN)/python tools/exercises.py generate
+	$(BIN)/python tools/exercises.py generate $(if $(BOOK_URL),--book-url "$(BOOK_URL)")
 
 grade: $(GRADING)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder-of-notebooks"; exit 2; }

@@ -197,7 +197,7 @@ def run_check(check, fn, *, seed=0, time_limit=TIME_LIMIT):
     -------
     CheckResult
     """
-    from .calls import Stopped
+    from .calls import Stopped, current_index
 
     def result(fraction, message, status):
         return CheckResult(check.function, check.title, round(check.points * fraction, 2),
@@ -218,6 +218,7 @@ def run_check(check, fn, *, seed=0, time_limit=TIME_LIMIT):
             outcome = sandbox.Outcome(stopped.kind, detail=stopped.detail,
                                       last_progress=f"called with {stopped.label}")
     else:
+        current_index()  # built here once, not in every child
         outcome = run_isolated(lambda: _evaluate(check, fn, seed), time_limit)
     if outcome.status == "done":
         return result(*outcome.value)

@@ -1,7 +1,8 @@
 """Submissions for the tests of the graders (not a test module).
 
 * :func:`reference` loads the reference solutions from the source notebooks of
-  ``exercises/`` (the notebook is the one copy of the solutions);
+  ``exercises/`` (the notebook is the one copy of the solutions); :func:`fill` writes them (or
+  :func:`doubled`, a wrong version) into a generated student notebook;
 * ``EXP_LOG_MUTANTS``, ``ADJOINT_MUTANTS`` and the later ones (``FORCE_MUTANTS``, ...): for
   every common mistake, a mutant of the solution written as a student would, with numpy and
   ``brac`` only (a mutant calling the
@@ -14,6 +15,7 @@
 import contextlib
 import io
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -22,6 +24,7 @@ import matplotlib
 import nbformat
 import numpy as np
 
+from redmax_edu.exercises import ASSIGNMENTS
 from redmax_edu.lie import brac, gamma
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,6 +66,48 @@ def reference(name):
         for code in solution_cells(SOURCES[name]):
             exec(code, namespace)
     return namespace
+
+
+# --- generated notebooks, filled in ------------------------------------------------------------------
+
+
+def student(generated, name):
+    return generated[name] / "student" / f"{name}.ipynb"
+
+
+def autograder(generated, name):
+    return generated[name] / "autograder" / "autograder.zip"
+
+
+def answer_cells(nb):
+    return [c for c in nb.cells if "otter_answer_cell" in c.metadata.get("tags", [])]
+
+
+def fill(student, target, sources):
+    """A copy of the student notebook with the answer cells that define ``sources``' functions replaced."""
+    nb = nbformat.read(student, as_version=4)
+    for cell in answer_cells(nb):
+        name = re.search(r"def (\w+)\(", cell.source).group(1)
+        if name in sources:
+            cell.source = sources[name]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, target)
+    return target
+
+
+def solutions(name):
+    """{function: the source notebook's solution cell}: the answers filled back in."""
+    return {re.search(r"def (\w+)\(", code).group(1): code for code in solution_cells(SOURCES[name])}
+
+
+def doubled(name):
+    """The solutions, but the first function returns twice the right answer (a wrong submission)."""
+    answers = solutions(name)
+    first = ASSIGNMENTS[name].functions[0]
+    answers[first] = (answers[first].replace(f"def {first}(", f"def right_{first}(", 1)
+                      + f"\n\ndef {first}(*args):\n    return 2 * np.asarray(right_{first}(*args))\n")
+    return answers
+
 
 
 # --- exp_se3 and log_se3 ------------------------------------------------------------------------

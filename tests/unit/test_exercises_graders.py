@@ -114,10 +114,11 @@ def test_every_mutant_gets_its_message_and_less_than_full_marks(assignment_name,
 def test_a_broken_submission_gets_a_clear_message_within_the_time_limit(assignment_name, function, name):
     fn, message, status = BROKEN[name]
     start = time.monotonic()
-    report = MODULES[assignment_name].check(function, fn, time_limit=QUICK)
+    limit = QUICK if status == "timeout" else 5.0  # a short limit only where it is what is tested
+    report = MODULES[assignment_name].check(function, fn, time_limit=limit)
     elapsed = time.monotonic() - start
     checks = len(report.results)
-    assert elapsed < checks * QUICK + 5, f"{elapsed:.1f} s for {checks} checks"
+    assert elapsed < checks * limit + 5, f"{elapsed:.1f} s for {checks} checks"
     assert report.points == 0
     assert all(message in r.message for r in report.results), str(report)
     assert set(report.statuses()) == {status}
@@ -134,7 +135,7 @@ def test_the_model_and_derivative_checks_survive_broken_submissions(assignment_n
     # the checks that call the submission themselves (symmetry, finite differences, C qdot, repeated
     # Newton steps, a whole simulation's differences) included
     fn, message, status = BROKEN[name]
-    report = MODULES[assignment_name].check(function, fn, time_limit=QUICK)
+    report = MODULES[assignment_name].check(function, fn, time_limit=QUICK if status == "timeout" else 5.0)
     assert report.points == 0
     assert all(message in r.message for r in report.results), str(report)
     assert set(report.statuses()) == {status}

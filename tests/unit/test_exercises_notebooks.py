@@ -8,7 +8,6 @@ grading of :mod:`redmax_edu.exercises.remote`, at the seed of each assignment's 
 
 import csv
 import json
-import os
 import re
 import time
 import zipfile
@@ -21,8 +20,8 @@ import pytest
 from redmax_edu import lie
 from redmax_edu.exercises import ASSIGNMENTS, adjoint
 
-from .conftest import TEST_SEED
-from .exercise_submissions import SOURCES, solution_cells
+from .conftest import BO, FULL, TEST_SEED, WRONG
+from .exercise_submissions import SOURCES, answer_cells, autograder, solution_cells, student
 
 # --- the source notebooks (no otter needed) ------------------------------------------------------
 
@@ -86,44 +85,6 @@ def test_no_solution_ships_in_the_library_wheel(tool, tmp_path):
 # --- generated versions (otter) ------------------------------------------------------------------
 
 
-def student(generated, name):
-    return generated[name] / "student" / f"{name}.ipynb"
-
-
-def autograder(generated, name):
-    return generated[name] / "autograder" / "autograder.zip"
-
-
-def answer_cells(nb):
-    return [c for c in nb.cells if "otter_answer_cell" in c.metadata.get("tags", [])]
-
-
-def fill(student, target, sources):
-    """A copy of the student notebook with the answer cells that define ``sources``' functions replaced."""
-    nb = nbformat.read(student, as_version=4)
-    for cell in answer_cells(nb):
-        name = re.search(r"def (\w+)\(", cell.source).group(1)
-        if name in sources:
-            cell.source = sources[name]
-    target.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, target)
-    return target
-
-
-def solutions(name):
-    """{function: the source notebook's solution cell}: the answers filled back in."""
-    return {re.search(r"def (\w+)\(", code).group(1): code for code in solution_cells(SOURCES[name])}
-
-
-def doubled(name):
-    """The solutions, but the first function returns twice the right answer (a wrong submission)."""
-    answers = solutions(name)
-    first = ASSIGNMENTS[name].functions[0]
-    answers[first] = (answers[first].replace(f"def {first}(", f"def right_{first}(", 1)
-                      + f"\n\ndef {first}(*args):\n    return 2 * np.asarray(right_{first}(*args))\n")
-    return answers
-
-
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_the_student_version_keeps_prompts_and_checks_and_drops_solutions(generated, name):
     nb = nbformat.read(student(generated, name), as_version=4)
@@ -183,54 +144,6 @@ def test_a_new_autograder_draws_a_new_secret_seed(tool, generated, tmp_path):
 
 
 # --- grading a folder of submissions -----------------------------------------------------------------
-
-#: Submissions graded in the folder: the solutions (full), the first function doubled (wrong).
-FULL = {f"full/{name}.ipynb": name for name in SOURCES}
-WRONG = {f"wrong/{name}.ipynb": name for name in SOURCES}
-BO = {"adjoint": "def adjoint(E):\n    R, p = E[:3, :3], E[:3, 3]\n"  # off by a frame: R [p]
-                 "    return np.block([[R, np.zeros((3, 3))], [R @ brac(p), R]])",
-      "ad": "def ad(phi):\n    W, N = brac(phi[:3]), brac(phi[3:])\n"  # transposed
-            "    return np.block([[W, np.zeros((3, 3))], [N, W]]).T"}
-
-
-@pytest.fixture(scope="session")
-def submissions(generated, tmp_path_factory):
-    """A folder of submissions as an instructor collects them (see :func:`graded`)."""
-    folder = tmp_path_factory.mktemp("submissions")
-    for submission, name in FULL.items():
-        fill(student(generated, name), folder / submission, solutions(name))
-    for submission, name in WRONG.items():
-        fill(student(generated, name), folder / submission, doubled(name))
-    fill(student(generated, "02_adjoint"), folder / "bo" / "02_adjoint.ipynb",
-         {**solutions("02_adjoint"), **BO})
-    fill(student(generated, "02_adjoint"), folder / "cy" / "my_02_adjoint_final.ipynb",
-         {"adjoint": "def adjoint(E)\n    return E"})  # a syntax error
-    fill(student(generated, "01_exp_log"), folder / "dan" / "01_exp_log.ipynb", {})  # blank
-    (folder / "dan" / "notes.ipynb").write_text("{not a notebook", encoding="utf-8")
-    inner = fill(student(generated, "01_exp_log"), folder / "tmp" / "01_exp_log.ipynb",
-                 solutions("01_exp_log"))
-    with zipfile.ZipFile(folder / "eli_01_exp_log.zip", "w") as archive:  # a zip of one notebook
-        archive.write(inner, "handin/01_exp_log.ipynb")
-    (folder / "fay").mkdir()
-    with zipfile.ZipFile(folder / "fay" / "both.zip", "w") as archive:  # two notebooks: refused
-        archive.write(inner, "01_exp_log.ipynb")
-        archive.write(inner, "02_adjoint.ipynb")
-    inner.unlink()
-    inner.parent.rmdir()
-    (folder / "gus").mkdir()
-    (folder / "gus" / "02_adjoint.zip").write_bytes(b"not a zip")
-    return folder
-
-
-@pytest.fixture(scope="session")
-def graded(tool, generated, submissions, zygote, tmp_path_factory):
-    """The folder graded by the tool as ``make grade`` does: the entries by submission, the report folder."""
-    out = tmp_path_factory.mktemp("grades")
-    build = next(iter(generated.values())).parent
-    with open(os.devnull, "w") as quiet:
-        entries = tool.grade(submissions, out, 300, build, stream=quiet, zygote=zygote)
-    return {e["submission"]: e for e in entries}, out
-
 
 def scores(entry):
     return {f: r.points for f, r in entry["graded"].reports.items()}
