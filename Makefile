@@ -1,11 +1,14 @@
 # The two commands of the README:
 #   make book   set up .venv and the book's plotly.js, build the HTML book (offline, strict)
 #   make test   the same set-up, then every test tier
+# The daily loop: make check (lint, notebook hygiene, unit tests and doctests; a few minutes).
+# One tier alone: make lint, unit, claims, nbval, nbval-kernels, build-check.
 # Other targets: make refresh (re-execute the notebooks), make clean, and for the classroom
 # assignments (they install the grading extra, otter-grader): make exercises (student versions
 # and Gradescope autograders into exercises/_build; BOOK_URL=... points their links at the
 # published book), make grade SUBMISSIONS=folder.
 
+SHELL := /bin/bash
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -25,11 +28,19 @@ export REDMAX_EDU_PLOTLY=page
 # built once and kept, each named by a hash of what it installs.
 export REDMAX_EDU_TEST_ENVS := $(CURDIR)/$(VENV)/test-envs
 
-# pytest exits with 5 when it collects nothing (for example an empty exercises/ folder).
 PYTEST = $(BIN)/python -m pytest
-ok_if_empty = status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
+# Every core (pytest-xdist; JOBS=1 runs in one process): a file goes to one worker, so a test
+# module's shared results are computed once and each notebook runs in its own kernel there.
+JOBS ?= auto
+XDIST = -n $(JOBS) --dist loadfile
 
-.PHONY: book test setup build refresh lint clean bench exercises grade grading-tools
+# $(call tier,NAME,COMMAND): run a tier, print its wall time; pytest's exit status 5 (it collected
+# nothing, for example an empty exercises/ folder) counts as success.
+tier = @echo "== $(1)"; SECONDS=0; $(2); status=$$?; echo "== $(1): $${SECONDS} s"; \
+	[ $$status -eq 0 ] || [ $$status -eq 5 ]
+
+.PHONY: book test check setup build refresh lint unit claims nbval nbval-kernels build-check clean bench \
+	exercises grade grading-tools
 
 setup: $(STAMP) $(PLOTLY_JS)
 
@@ -64,21 +75,34 @@ book: build
 	@echo
 	@echo "The book is built: open file://$(CURDIR)/_build/html/index.html"
 
+# The tiers, in order; each stops `make test` at its first failure.
 test: setup grading-tools
-	$(BIN)/ruff check .
-	$(BIN)/python tools/check_notebooks.py
-	@echo "== tier 1: unit tests and doctests"
-	$(PYTEST) tests/unit redmax_edu; $(ok_if_empty)
-	@echo "== tier 2: the book's quantitative claims"
-	$(PYTEST) tests/claims; $(ok_if_empty)
-	@echo "== tier 3: the notebooks' stored outputs (nbval), on this CPU's numeric kernels"
-	REDMAX_EDU_FAST=1 $(PYTEST) book exercises; $(ok_if_empty)
-	@echo "== tier 3b: nbval again under older computers' kernels (OpenBLAS core type, numpy SIMD level)"
-	REDMAX_EDU_FAST=1 $(BIN)/python tools/numeric_kernels.py --run -- $(PYTEST) book exercises
-	@echo "== tier 4: the strict offline book build, its offline assets and its weight"
-	$(MAKE) --no-print-directory build
-	$(BIN)/python tools/check_offline_html.py _build/html
-	$(BIN)/python tools/check_weight.py _build/html
+	@$(MAKE) --no-print-directory lint unit claims nbval nbval-kernels build-check
+
+check: setup
+	@$(MAKE) --no-print-directory lint unit
+
+lint: setup
+	$(call tier,lint and notebook hygiene,$(BIN)/ruff check . && $(BIN)/python tools/check_notebooks.py)
+
+unit: setup
+	$(call tier,tier 1: unit tests and doctests,$(PYTEST) $(XDIST) tests/unit redmax_edu)
+
+claims: setup
+	$(call tier,tier 2: the book's quantitative claims,$(PYTEST) $(XDIST) tests/claims)
+
+nbval: setup
+	$(call tier,tier 3: the notebooks' stored outputs (nbval) on this CPU's numeric kernels,\
+	REDMAX_EDU_FAST=1 $(PYTEST) $(XDIST) book exercises)
+
+nbval-kernels: setup
+	$(call tier,tier 3b: nbval again under older computers' kernels (OpenBLAS core type and numpy SIMD level),\
+	REDMAX_EDU_FAST=1 $(BIN)/python tools/numeric_kernels.py --run -- $(PYTEST) $(XDIST) book exercises)
+
+build-check: setup
+	$(call tier,tier 4: the strict offline book build and its offline assets and weight,\
+	$(MAKE) --no-print-directory build && $(BIN)/python tools/check_offline_html.py _build/html \
+	&& $(BIN)/python tools/check_weight.py _build/html)
 
 refresh: setup
 	$(BIN)/python tools/refresh_notebooks.py
@@ -102,9 +126,6 @@ exercises: $(GRADING)
 grade: $(GRADING)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder-of-notebooks"; exit 2; }
 	$(BIN)/python tools/exercises.py grade "$(SUBMISSIONS)"
-
-lint: setup
-	$(BIN)/ruff check .
 
 clean:
 	rm -rf _build _offline_static .pytest_cache

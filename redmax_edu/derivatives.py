@@ -143,13 +143,15 @@ def _reduce(MmJ, Mm_a, J, dJ, Jdot, dJd, qdot, f_m, K_m, D_m):
     ``MmJ = M_m J`` (nm, nq) and ``Mm_a = M_m Jdot qdot`` (nm,) are given rather than ``M_m``
     (block diagonal for bodies, ``m 1`` for nodes); ``dJ``, ``dJd`` are (nm, nq, nq).
     """
-    T = np.einsum("ai,ajk->ijk", MmJ, dJ)                          # J^T M_m dJ/dq_k
+    nm, nq = J.shape
+    flat = dJ.reshape(nm, nq * nq)                                 # (the contractions as matmuls)
+    T = (MmJ.T @ flat).reshape(nq, nq, nq)                         # J^T M_m dJ/dq_k
     dM = T + T.transpose(1, 0, 2)                                  # Eq. (3.54)
-    dqm = np.einsum("ajk,j->ak", dJ, qdot)                         # Eq. (3.57): dJ/dq (x) qdot
-    K_qvv = -np.einsum("aik,a->ik", dJ, Mm_a) - MmJ.T @ np.einsum("ajk,j->ak", dJd, qdot)   # Eq. (3.56)
+    dqm = qdot @ dJ                                                # Eq. (3.57): dJ/dq (x) qdot
+    K_qvv = -(Mm_a @ flat).reshape(nq, nq) - MmJ.T @ (qdot @ dJd)  # Eq. (3.56)
     D_qvv = -MmJ.T @ dqm - MmJ.T @ Jdot                            # Eq. (3.56)
     DJ = D_m @ J
-    K = J.T @ (K_m @ J) + np.einsum("aik,a->ik", dJ, f_m) + J.T @ (D_m @ dqm)  # Eq. (3.58)
+    K = J.T @ (K_m @ J) + (f_m @ flat).reshape(nq, nq) + J.T @ (D_m @ dqm)  # Eq. (3.58)
     return _Reduced(J.T @ MmJ, dM, -MmJ.T @ (Jdot @ qdot), K_qvv, D_qvv, J.T @ f_m, K, J.T @ DJ, dqm)
 
 
@@ -178,9 +180,10 @@ def _maximal_terms(model, E, phi):
     K_blocks = np.zeros((model.n, 6, 6))
     K_blocks[:, 3:, :3] = hat_unchecked(weight)                      # Eq. (1.35): R^T turns with the body
     D_blocks = np.swapaxes(ad_phi, 1, 2) @ M                         # Eq. (1.39): ad(phi)^T M ...
-    D_blocks[:, :3, :3] += hat_unchecked(h[:, :3])                   # ... + d(ad(phi)^T)/dphi M phi
-    D_blocks[:, :3, 3:] += hat_unchecked(h[:, 3:])
-    D_blocks[:, 3:, :3] += hat_unchecked(h[:, 3:])
+    hats = hat_unchecked(h.reshape(model.n, 2, 3))                   # ... + d(ad(phi)^T)/dphi M phi
+    D_blocks[:, :3, :3] += hats[:, 0]
+    D_blocks[:, :3, 3:] += hats[:, 1]
+    D_blocks[:, 3:, :3] += hats[:, 1]
     D_blocks -= model.body_damping[:, None, None] * np.eye(6)
     f, K, D = f.ravel(), _block_diagonal(K_blocks), _block_diagonal(D_blocks)
     for k, force in enumerate(model.forces):

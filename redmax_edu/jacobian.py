@@ -266,10 +266,12 @@ class JacobianDerivatives:
 
 
 def _joint_derivatives(body, q, qdot):
-    """``(dA/dq, dS/dq, dAdot/dq, dSdot/dq)`` of a body's joint (§3.2, :meth:`Joint.derivatives`);
-    the last two None without qdot. A chart at its singularity is refused with the body named."""
+    """``(dA/dq, dS/dq, dAdot/dq, dSdot/dq)`` of a body's joint (§3.2, :meth:`Joint.derivatives`),
+    ``dA/dq`` and ``dAdot/dq`` with the derivative index first, (ndof, 6, 6); the last two None
+    without qdot. A chart at its singularity is refused with the body named."""
+    joint = body.joint
     try:
-        return body.joint.derivatives(q, qdot)
+        return joint._derivatives(joint._refuse_singular(q), qdot)
     except ValueError as err:
         raise ValueError(f"body {body.name!r}: {err}") from None
 
@@ -342,37 +344,46 @@ def fill_jacobian_derivatives(model, kin, q, qdot=None):
         J, Jdot = fill_jacobian(model, kin), None
     Jb = J.reshape(n, 6, nq)
     A_ij, A_ip = _tree(model).A_ij, kin.A_ip
+    # line 2: every joint's quantities (§3.2), dA/dq and dAdot/dq stacked by coordinate
+    dtype = J.dtype
+    dA, dAdot = np.zeros((nq, 6, 6), dtype), np.zeros((nq, 6, 6), dtype)
+    dS, dSdot, twist = [None] * n, [None] * n, np.zeros((n, 6), dtype)
+    for i, (body, s) in enumerate(zip(model.bodies, model.dofs, strict=True)):
+        if body.joint.ndof:
+            dA[s], dS[i], rate, dSdot[i] = _joint_derivatives(body, q[s], None if qdot is None else qdot[s])
+            if with_rate:
+                dAdot[s], twist[i] = rate, kin.S[i] @ qdot[s]
+    # line 9, for every coordinate k at once (its body b): the parent adjoint's derivatives
     Q = inv_se3_unchecked(model.T_parent_joint) @ kin.E_pj           # E_pj = T_parent_joint Q(q_i)
     A_inv = adjoint_unchecked(inv_se3_unchecked(Q))                  # A(q_i)^-1 = Ad(Q^-1)
     left = -A_ij @ A_inv                                             # -Ad(E_i_j) A^-1
     right = adjoint_unchecked(model.T_joint_body) @ A_ip             # A^-1 Ad(E_jbar_p) = Ad(E_j_i) Ad(E_i_p)
-    dJ = np.zeros((n, 6, nq, nq))
-    dJd = np.zeros((n, 6, nq, nq)) if with_rate else None
+    b = _tree(model).owners                                          # the body of each joint coordinate
+    nr = len(b)
+    dA_ip = left[b] @ dA[:nr] @ right[b]                             # Eq. (3.7)
+    if with_rate:
+        A_dot = adjoint_unchecked(Q) @ ad_unchecked(twist)           # Adot = A ad(S qdot), per joint
+        Adot_ip = left @ A_dot @ right                               # Eq. (3.13)
+        inner = dAdot[:nr] - dA[:nr] @ (A_inv @ A_dot)[b] - (A_dot @ A_inv)[b] @ dA[:nr]
+        dAdot_ip = left[b] @ inner @ right[b]                        # Eq. (3.14)
+    dJ = np.zeros((n, 6, nq, nq), dtype)
+    dJd = np.zeros((n, 6, nq, nq), dtype) if with_rate else None
     for i, (body, p) in enumerate(zip(model.bodies, model.parents, strict=True)):   # line 1
         s = model.dofs[i]
         moves = body.joint.ndof > 0
-        if moves:                                                    # line 2: the joint's quantities (§3.2)
-            dA, dS, dAdot, dSdot = _joint_derivatives(body, q[s], None if qdot is None else qdot[s])
-            dA = np.moveaxis(dA, -1, 0)                              # slices first, (ndof, 6, 6), for matmul
         if p >= 0:
             dJ[i] = (A_ip[i] @ dJ[p].reshape(6, -1)).reshape(6, nq, nq)                  # line 18
             if moves:
-                dA_ip = left[i] @ dA @ right[i]                                          # Eq. (3.7)
-                dJ[i][:, :, s] += np.moveaxis(dA_ip @ Jb[p], 0, -1)                      # line 13
-            if with_rate and moves:
-                A_dot = adjoint_unchecked(Q[i]) @ ad_unchecked(kin.S[i] @ qdot[s])      # Adot = A ad(S qdot)
-                Adot_ip = left[i] @ A_dot @ right[i]                                     # Eq. (3.13)
-                inner = np.moveaxis(dAdot, -1, 0) - dA @ (A_inv[i] @ A_dot) - (A_dot @ A_inv[i]) @ dA
-                dAdot_ip = left[i] @ inner @ right[i]                                    # Eq. (3.14)
+                dJ[i][:, :, s] += np.moveaxis(dA_ip[s] @ Jb[p], 0, -1)                   # line 13
+            if with_rate:                                            # (a fixed joint: Adot(E_i_p) = 0)
                 dJd[i] = (A_ip[i] @ dJd[p].reshape(6, -1)
-                          + Adot_ip @ dJ[p].reshape(6, -1)).reshape(6, nq, nq)           # line 19
-                dJd[i][:, :, s] += np.moveaxis(dA_ip @ Jdb[p] + dAdot_ip @ Jb[p], 0, -1)  # line 14
-            elif with_rate:                                          # a fixed joint: Adot(E_i_p) = 0
-                dJd[i] = (A_ip[i] @ dJd[p].reshape(6, -1)).reshape(6, nq, nq)
+                          + Adot_ip[i] @ dJ[p].reshape(6, -1)).reshape(6, nq, nq)        # line 19
+                if moves:
+                    dJd[i][:, :, s] += np.moveaxis(dA_ip[s] @ Jdb[p] + dAdot_ip[s] @ Jb[p], 0, -1)  # line 14
         if moves:
-            dJ[i][:, s, s] = np.einsum("ab,bjk->ajk", A_ij[i], dS)                       # line 5
+            dJ[i][:, s, s] = (A_ij[i] @ dS[i].reshape(6, -1)).reshape(dS[i].shape)       # line 5
             if with_rate:
-                dJd[i][:, s, s] = np.einsum("ab,bjk->ajk", A_ij[i], dSdot)               # line 6
+                dJd[i][:, s, s] = (A_ij[i] @ dSdot[i].reshape(6, -1)).reshape(dSdot[i].shape)  # line 6
     shape = (6 * n, nq, nq)
     return JacobianDerivatives(J, dJ.reshape(shape), Jdot, None if dJd is None else dJd.reshape(shape))
 

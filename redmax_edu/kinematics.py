@@ -83,6 +83,7 @@ class _Tree:
     parents: np.ndarray   # the parent indices as an int array (-1 for a root), (n,)
     has_parents: bool     # whether any body hangs from another (else no Ad(E_i_p) enters J)
     zeros: np.ndarray     # a read-only zero velocity, (nq,)
+    owners: np.ndarray    # the body of each joint coordinate, (nr,)
 
 
 def _tree(model):
@@ -91,9 +92,10 @@ def _tree(model):
     if tree is None:
         A = adjoint_unchecked(inv_se3_unchecked(model.T_joint_body))
         parents, zeros = np.array(model.parents, dtype=int), np.zeros(model.nq)
-        for a in (A, parents, zeros):
+        owners = np.repeat(np.arange(model.n), [b.joint.ndof for b in model.bodies])
+        for a in (A, parents, zeros, owners):
             a.setflags(write=False)
-        tree = _TREES[model] = _Tree(A, parents, bool((parents >= 0).any()), zeros)
+        tree = _TREES[model] = _Tree(A, parents, bool((parents >= 0).any()), zeros, owners)
     return tree
 
 

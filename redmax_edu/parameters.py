@@ -243,25 +243,27 @@ def with_parameters(model, params, values):
     """
     resolved = _resolve(model, params)
     values = as_real(values, (len(resolved),), "values")
-    bodies = list(model.bodies)
+    changes = {}                                  # body index -> its new fields: one rebuild per body
     for r, v in zip(resolved, values, strict=True):
-        b, kind, where = bodies[r.body], r.param.kind, f"{r.param}"
+        b, kind, where = model.bodies[r.body], r.param.kind, f"{r.param}"
+        fields = changes.setdefault(r.body, {})
         if kind in ("stiffness", "damping"):
-            a = getattr(b, kind).copy()
+            a = fields.get(kind, getattr(b, kind)).copy()
             a[r.param.index] = v
-            bodies[r.body] = replace(b, **{kind: a})
+            fields[kind] = a
         elif kind == "mass":
             if not v > 0:
                 raise ValueError(f"argument 'values': the {where} must be positive, got {v}")
-            bodies[r.body] = replace(b, mass=v, inertia=b.inertia * (v / b.mass))
+            fields.update(mass=v, inertia=b.inertia * (v / b.mass))
         elif kind == "length":
             if not v > 0:
                 raise ValueError(f"argument 'values': the {where} must be positive, got {v}")
             T = b.T_parent_joint.copy()
             T[:3, 3] *= v / np.linalg.norm(T[:3, 3])
-            bodies[r.body] = replace(b, T_parent_joint=T)
+            fields["T_parent_joint"] = T
         else:
-            bodies[r.body] = replace(b, body_damping=v)
+            fields["body_damping"] = v
+    bodies = [replace(b, **changes[i]) if i in changes else b for i, b in enumerate(model.bodies)]
     return Model(bodies, model.gravity, model.forces, model.deformables, model.constraints, model.friction)
 
 

@@ -44,7 +44,8 @@ import numpy as np
 from .._validate import as_array
 from ..lie import ad_unchecked, adjoint_unchecked, hat_unchecked
 
-__all__ = ["Joint", "spec_array", "check_keys", "COMMON_JOINT_KEYS", "SINGULAR_DET", "adjoint_derivative"]
+__all__ = ["Joint", "spec_array", "check_keys", "COMMON_JOINT_KEYS", "SINGULAR_DET", "adjoint_derivative",
+           "adjoint_derivative_stack", "adjoint_dot_derivative_stack"]
 
 #: The derivative methods refuse a chart where ``|det S|`` (of the rotational 3x3 block) is
 #: below this value, sqrt(machine epsilon) ~ 1.5e-8. Mathematically S stays smooth through a
@@ -75,21 +76,44 @@ def adjoint_derivative(Q, dQ):
     -------
     ndarray, shape (6, 6, n)
     """
+    return np.moveaxis(adjoint_derivative_stack(Q, np.moveaxis(dQ, -1, 0)), 0, -1)
+
+
+def adjoint_derivative_stack(Q, dQ):
+    """:func:`adjoint_derivative` with the derivative index first: ``dQ`` (n, 4, 4) -> (n, 6, 6).
+
+    The layout in which Algorithm 11 multiplies the slices (a stack of matrices for matmul).
+    """
     R, p = Q[:3, :3], Q[:3, 3]
-    dR, dp = dQ[:3, :3], dQ[:3, 3]
-    dA = np.zeros((6, 6, dQ.shape[2]), dtype=np.result_type(Q, dQ))
-    dA[:3, :3] = dR
-    dA[3:, 3:] = dR
-    dA[3:, :3] = (np.einsum("abk,bc->ack", np.moveaxis(hat_unchecked(dp.T), 0, -1), R)
-                  + np.einsum("ab,bck->ack", hat_unchecked(p), dR))
+    dR, dp = dQ[:, :3, :3], dQ[:, :3, 3]
+    dA = np.zeros((dQ.shape[0], 6, 6), dtype=np.result_type(Q, dQ))
+    dA[:, :3, :3] = dR
+    dA[:, 3:, 3:] = dR
+    dA[:, 3:, :3] = hat_unchecked(dp) @ R + hat_unchecked(p) @ dR
     return dA
 
-def _adjoint_dot_derivative(Q, S, dA, H, qdot):
-    """``dAdot/dq_k = dA/dq_k ad(S qdot) + A ad(d(S qdot)/dq_k)`` from ``Q``, ``S``, ``dA/dq`` and
-    the Hessian ``H = dS/dq``: shape (6, 6, ndof) (see :meth:`Joint.dAdot_dq`)."""
-    twist_rate = np.einsum("ajk,j->ka", H, qdot)  # row k: d(S qdot)/dq_k
-    return (np.einsum("abk,bc->ack", dA, ad_unchecked(S @ qdot))
-            + np.einsum("ab,kbc->ack", adjoint_unchecked(Q), ad_unchecked(twist_rate)))
+
+def adjoint_dot_derivative_stack(Q, S, dA, H, qdot):
+    """``dAdot/dq_k = dA/dq_k ad(S qdot) + A ad(d(S qdot)/dq_k)`` (Eq. 3.13-3.14, see
+    :meth:`Joint.dAdot_dq`), the derivative index first.
+
+    Parameters
+    ----------
+    Q : ndarray, shape (4, 4)
+    S : ndarray, shape (6, ndof)
+    dA : ndarray, shape (ndof, 6, 6)
+        ``dA/dq`` from :func:`adjoint_derivative_stack`.
+    H : ndarray, shape (6, ndof, ndof)
+        The joint Hessian ``dS/dq``.
+    qdot : ndarray, shape (ndof,)
+
+    Returns
+    -------
+    ndarray, shape (ndof, 6, 6)
+    """
+    twist_rate = (np.swapaxes(H, 1, 2) @ qdot).T  # row k: d(S qdot)/dq_k
+    return dA @ ad_unchecked(S @ qdot) + adjoint_unchecked(Q) @ ad_unchecked(twist_rate)
+
 
 #: Keys every joint spec may carry besides its own (the model reads them: §2.5 springs).
 COMMON_JOINT_KEYS = ("type", "T_parent_joint", "stiffness", "damping", "rest")
@@ -301,10 +325,7 @@ class Joint:
         -------
         ndarray, shape (6, 6, ndof)
         """
-        q, qdot = self._regular(q), self._coordinates(qdot, "qdot")
-        Q = self._Q(q)
-        return _adjoint_dot_derivative(Q, self._S(q), adjoint_derivative(Q, self._dQ_dq(q)),
-                                       self._dS_dq(q), qdot)
+        return np.moveaxis(self._derivatives(self._regular(q), self._coordinates(qdot, "qdot"))[2], 0, -1)
 
     def derivatives(self, q, qdot=None):
         """``(dA/dq, dS/dq, dAdot/dq, dSdot/dq)`` in one call: what Algorithm 11 needs per joint.
@@ -332,12 +353,20 @@ class Joint:
         (True, True)
         """
         q = self._regular(q)
+        dA, H, dAdot, dSdot = self._derivatives(q, None if qdot is None else self._coordinates(qdot, "qdot"))
+        return np.moveaxis(dA, 0, -1), H, None if dAdot is None else np.moveaxis(dAdot, 0, -1), dSdot
+
+    def _derivatives(self, q, qdot=None):
+        """:meth:`derivatives` of checked coordinates off the singular set, with ``dA/dq`` and
+        ``dAdot/dq`` in the layout Algorithm 11 multiplies: the derivative index first, (ndof, 6, 6).
+
+        A joint whose quantities share work (a composite) overrides this to compute them once.
+        """
         Q, H = self._Q(q), self._dS_dq(q)
-        dA = adjoint_derivative(Q, self._dQ_dq(q))
+        dA = adjoint_derivative_stack(Q, np.moveaxis(self._dQ_dq(q), -1, 0))
         if qdot is None:
             return dA, H, None, None
-        qdot = self._coordinates(qdot, "qdot")
-        return dA, H, _adjoint_dot_derivative(Q, self._S(q), dA, H, qdot), self._dSdot_dq(q, qdot)
+        return dA, H, adjoint_dot_derivative_stack(Q, self._S(q), dA, H, qdot), self._dSdot_dq(q, qdot)
 
     # --- chart changes (spherical joints): identity by default ---------------------------
     def reparameterize(self, q, qdot):
@@ -366,7 +395,10 @@ class Joint:
 
     def _regular(self, q):
         """Checked ``q`` for the derivative methods: refused at a chart's singularity."""
-        q = self._coordinates(q, "q")
+        return self._refuse_singular(self._coordinates(q, "q"))
+
+    def _refuse_singular(self, q):
+        """``q`` (checked) itself, or a ValueError if it lies at a chart's singularity."""
         reason = self._singularity(q)
         if reason:
             raise ValueError(f"argument 'q' of {self.kind} joint: {reason}; its derivatives are not "

@@ -10,9 +10,12 @@ revolute joint (Eq. 3.16), the constant translation direction(s) for the others 
 Taught in book/02_reduced/04_joints.
 """
 
+from functools import cached_property
+
 import numpy as np
 
 from .._validate import as_array
+from ..lie import ad_unchecked, adjoint_unchecked
 from .base import Joint, spec_array
 
 __all__ = ["Fixed", "Revolute", "Prismatic", "Planar", "Translational", "unit_axis"]
@@ -63,6 +66,21 @@ class _ConstantJacobian(Joint):
         dQ = np.zeros((4, 4, self.ndof), dtype=q.dtype)
         dQ[:3, 3] = self._S0[3:]
         return dQ
+
+    def _derivatives(self, q, qdot=None):
+        # with S constant, dA/dq_k = A ad(S_k) (Eq. 1.18 for the unit rate of coordinate k) and
+        # dAdot/dq_k = dA/dq_k ad(S qdot): the product rule of the base class with H = 0
+        dtype = q.dtype if qdot is None else np.result_type(q, qdot)
+        H = np.zeros((6, self.ndof, self.ndof), dtype=dtype)
+        dA = adjoint_unchecked(self._Q(q)) @ self._ad_columns
+        if qdot is None:
+            return dA, H, None, None
+        return dA, H, dA @ ad_unchecked(self._S0 @ qdot), H.copy()
+
+    @cached_property
+    def _ad_columns(self):
+        """``ad(S_k)`` of every column of the constant S, shape (ndof, 6, 6)."""
+        return ad_unchecked(self._S0.T)
 
     def _evaluate(self, q, qdot):
         # S and Sdot are constant: share read-only arrays instead of building them per call

@@ -35,7 +35,7 @@ Taught in book/02_reduced/04d_composite_spline_joints.
 import numpy as np
 
 from ..lie import ad_unchecked, adjoint_unchecked, hat_unchecked, inv_se3_unchecked
-from .base import Joint
+from .base import Joint, adjoint_derivative_stack, adjoint_dot_derivative_stack
 from .basic import Planar, Revolute, Translational
 from .euler import SphericalEuler
 from .exponential import SphericalExp
@@ -139,59 +139,75 @@ class Composite(Joint):
         return self._chain(q, qdot, True)
 
     # --- Part 3: the product rule on Eq. (2.53)-(2.58) -------------------------------------
-    def _dQ_dq(self, q):
+    def _tails(self, q):
+        """The sub-joints' ``Q_i``, their tails ``P_i = Q_{i+1} ... Q_k`` and ``Ad(P_i^-1)``."""
         Qs = [j._Q(q[s]) for j, s in zip(self.joints, self._slices, strict=True)]
-        tails = [None] * len(Qs)  # tails[i] = Q_{i+1} ... Q_k
-        tails[-1] = np.eye(4, dtype=q.dtype)
+        tails = [None] * len(Qs)
+        tails[-1] = np.eye(4, dtype=Qs[-1].dtype)
         for i in reversed(range(len(Qs) - 1)):
             tails[i] = Qs[i + 1] @ tails[i + 1]
-        dQ = np.zeros((4, 4, self.ndof), dtype=q.dtype)
+        return Qs, tails, adjoint_unchecked(inv_se3_unchecked(np.array(tails)))
+
+    def _dQ_dq(self, q):
+        return np.moveaxis(self._dQ_first(q, *self._tails(q)[:2]), 0, -1)
+
+    def _dQ_first(self, q, Qs, tails):
+        """``dQ/dq`` with the derivative index first, (ndof, 4, 4): the product rule on Eq. (2.53)."""
+        dQ = np.zeros((self.ndof, 4, 4), dtype=np.result_type(q, *Qs))
         head = np.eye(4, dtype=q.dtype)  # Q_1 ... Q_{i-1}
         for i, (j, s) in enumerate(zip(self.joints, self._slices, strict=True)):
-            dQ[:, :, s] = np.einsum("ab,bck,cd->adk", head, j._dQ_dq(q[s]), tails[i])
+            dQ[s] = head @ np.moveaxis(j._dQ_dq(q[s]), -1, 0) @ tails[i]
             head = head @ Qs[i]
         return dQ
 
-    def _hessian(self, q):
-        """``S``, the tail adjoints ``Ad(P_i^-1)`` per sub-joint and the Hessian ``dS/dq`` (6, n, n)."""
-        Qs = [j._Q(q[s]) for j, s in zip(self.joints, self._slices, strict=True)]
-        A = [None] * len(Qs)
-        A[-1] = np.eye(6, dtype=q.dtype)
-        for i in reversed(range(len(Qs) - 1)):
-            A[i] = A[i + 1] @ adjoint_unchecked(inv_se3_unchecked(Qs[i + 1]))
+    def _hessian(self, q, A):
+        """``S`` and the Hessian ``dS/dq`` (6, n, n) from the tail adjoints ``A[i] = Ad(P_i^-1)``."""
         S = np.concatenate([A[i] @ j._S(q[s]) for i, (j, s) in enumerate(zip(self.joints, self._slices,
                                                                                   strict=True))], axis=1)
         H = np.zeros((6, self.ndof, self.ndof), dtype=S.dtype)
         for i, (j, s) in enumerate(zip(self.joints, self._slices, strict=True)):
-            H[:, s, s] = np.einsum("ab,bjk->ajk", A[i], j._dS_dq(q[s]))  # the sub-joint's own Hessian
-            later = slice(s.stop, self.ndof)
+            H[:, s, s] = np.moveaxis(A[i] @ np.moveaxis(j._dS_dq(q[s]), 0, -2), -2, 0)  # its own Hessian
             if s.stop < self.ndof:  # Ad(P_i^-1) turns with each later column: -ad(S_m) S_j
-                H[:, s, later] = -np.einsum("mab,bj->ajm", ad_unchecked(S[:, later].T), S[:, s])
-        return S, A, H
+                later = slice(s.stop, self.ndof)
+                H[:, s, later] = -np.moveaxis(ad_unchecked(S[:, later].T) @ S[:, s], 0, -1)
+        return S, H
 
     def _dS_dq(self, q):
-        return self._hessian(q)[2]
+        return self._hessian(q, self._tails(q)[2])[1]
 
     def _dSdot_dq(self, q, qdot):
-        S, A, H = self._hessian(q)
+        A = self._tails(q)[2]
+        return self._dSdot_of(q, qdot, A, *self._hessian(q, A))
+
+    def _dSdot_of(self, q, qdot, A, S, H):
+        """``dSdot/dq`` (6, n, n) from the tail adjoints ``A``, ``S`` and the Hessian ``H``."""
         n = self.ndof
         G = np.zeros((6, n, n), dtype=np.result_type(S, qdot))
         for i, (j, s) in enumerate(zip(self.joints, self._slices, strict=True)):
             later = slice(s.stop, n)
             ad_phi = ad_unchecked(S[:, later] @ qdot[later])  # the tail's twist phi_i (Eq. 2.56)
             # own coordinates: Sdot_j = Ad(P_i^-1) Sdot_j' - ad(phi_i) S_j, phi_i not depending on them
-            G[:, s, s] = (np.einsum("ab,bjk->ajk", A[i], j._dSdot_dq(q[s], qdot[s]))
-                          - np.einsum("ab,bjk->ajk", ad_phi, H[:, s, s]))
+            sub = np.moveaxis(j._dSdot_dq(q[s], qdot[s]), 0, -2)  # (j, 6, k): stacks for matmul
+            own = A[i] @ sub - ad_phi @ np.moveaxis(H[:, s, s], 0, -2)
+            G[:, s, s] = np.moveaxis(own, -2, 0)
             if s.stop == n:
                 continue
             # later coordinates m: Ad(P_i^-1) gives -ad(S_m), phi_i gives dphi_i/dq_m, S_j gives -ad(S_m) S_j
             own_rate = A[i] @ j._Sdot(q[s], qdot[s])  # Ad(P_i^-1) Sdot_i'
             ad_later = ad_unchecked(S[:, later].T)  # (m, 6, 6)
-            dphi = np.einsum("alm,l->ma", H[:, later, later], qdot[later])  # row m: dphi_i/dq_m
-            G[:, s, later] = (-np.einsum("mab,bj->ajm", ad_later, own_rate)
-                              - np.einsum("mab,bj->ajm", ad_unchecked(dphi), S[:, s])
-                              + np.einsum("ab,mbc,cj->ajm", ad_phi, ad_later, S[:, s]))
+            dphi = (np.swapaxes(H[:, later, later], 1, 2) @ qdot[later]).T  # row m: dphi_i/dq_m
+            rates = -(ad_later @ own_rate) - ad_unchecked(dphi) @ S[:, s] + ad_phi @ ad_later @ S[:, s]
+            G[:, s, later] = np.moveaxis(rates, 0, -1)
         return G
+
+    def _derivatives(self, q, qdot=None):
+        Qs, tails, A = self._tails(q)
+        Q = Qs[0] @ tails[0]
+        S, H = self._hessian(q, A)
+        dA = adjoint_derivative_stack(Q, self._dQ_first(q, Qs, tails))
+        if qdot is None:
+            return dA, H, None, None
+        return dA, H, adjoint_dot_derivative_stack(Q, S, dA, H, qdot), self._dSdot_of(q, qdot, A, S, H)
 
     def _singularity(self, q):
         for i, (j, s) in enumerate(zip(self.joints, self._slices, strict=True)):
