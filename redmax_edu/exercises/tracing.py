@@ -41,6 +41,7 @@ import functools
 import gc
 import os
 import sys
+import sysconfig
 import types
 
 PACKAGE = __name__.split(".")[0]
@@ -66,6 +67,13 @@ try:
     TAMPERING[_posixsubprocess.fork_exec] = "a new process (subprocess)"
 except ImportError:  # not POSIX
     pass
+
+
+#: Where the code of Python itself and of installed packages lives (and frozen modules, code made
+#: by ``exec`` in them such as a dataclass's methods): a call from there into the library is
+#: attributed to whoever called that code.
+NEUTRAL_DIRS = tuple(sorted({os.path.join(path, "") for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                             if (path := sysconfig.get_paths().get(key))} | {"<frozen ", "<string>"}))
 
 
 def _codes(code):
@@ -181,6 +189,7 @@ def start_tracing(emit, index, forbidden_codes=frozenset(), alive=None):
     type_of, id_of, frozen_forbidden = type, id, frozenset(forbidden_codes)
     replace = str.replace
     state = {"active": True}
+    neutral_dirs = NEUTRAL_DIRS
     alive_code, alive_token = alive if alive is not None else (None, "")
 
     def classify(code):
@@ -196,10 +205,19 @@ def start_tracing(emit, index, forbidden_codes=frozenset(), alive=None):
                 module = replace(rsplit(filename[len(package_dir):], ".", 1)[0], os.sep, ".")
                 name = replace(f"{PACKAGE}.{module}.{code.co_qualname}", "\n", " ")
                 cached = (code, name, True)
-            else:
-                cached = (code, None, False)
+            else:  # outside the library: Python's own and installed packages' code is neutral
+                neutral = type_of(filename) is str and startswith(filename, neutral_dirs)
+                cached = (code, None, neutral)
             seen[key] = cached
         return (cached[1], True) if cached[1] is not None else None
+
+    def neutral(code):
+        """True for code of Python itself or of an installed package (numpy, functools): not the student's."""
+        cached = seen_get(id_of(code))
+        if cached is None:
+            classify(code)
+            cached = seen_get(id_of(code))
+        return cached is not None and cached[1] is None and cached[2]
 
     def callback_names(frame):
         """Library functions handed to an entered library function as arguments."""
@@ -242,9 +260,11 @@ def start_tracing(emit, index, forbidden_codes=frozenset(), alive=None):
             named = classify(code)
             if named is None:
                 return
-            back = frame.f_back
+            back = frame.f_back  # who called it, past Python's and other packages' code in between
+            while back is not None and neutral(back.f_code):
+                back = back.f_back
             if back is not None and classify(back.f_code) is not None:
-                return  # the library calling itself
+                return  # the library calling itself (directly, or through functools, numpy, ...)
             emit("new" if named[1] else "call", named[0])
             for name, new in callback_names(frame):
                 emit("new" if new else "call", name)
@@ -342,6 +362,8 @@ class Policy:
                 return (f"{function} ran {text}, library code made while the notebook ran (a module "
                         "reloaded or rewritten): it is not graded.", "tampered")
         for kind, text in events:
+            if kind == "new" and text.endswith(".<module>"):
+                continue  # a library module imported for the first time: its functions are what counts
             if kind in ("call", "new") and self.forbids(text):
                 return (f"{function} calls {_short(text)}, which this assignment does not let you call "
                         f"({self.describe()}): write it yourself.", "forbidden")

@@ -181,6 +181,16 @@ def test_the_library_calling_itself_is_not_a_call_of_the_student():
     assert library_calls(lambda E: E @ E, np.eye(4)) == []
 
 
+def test_the_library_calling_itself_through_python_or_numpy_is_not_a_call_of_the_student():
+    # dynamics_derivatives reaches a joint's functools.cached_property: functools calls the library
+    from redmax_edu.derivatives import dynamics_derivatives
+    from redmax_edu.exercises.chains import pendulum
+
+    model = pendulum()
+    calls = library_calls(lambda q: dynamics_derivatives(model, q, 0 * q).M, np.full(1, 0.3))
+    assert calls == ["redmax_edu.derivatives.dynamics_derivatives"]
+
+
 def test_a_library_function_handed_to_an_allowed_one_is_seen():
     from redmax_edu.checks import numerical_derivative
 
