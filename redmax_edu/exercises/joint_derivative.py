@@ -19,7 +19,7 @@ Examples
 ...     return Universal().dS_dq(q)
 >>> print(check("universal_dS_dq", universal_dS_dq).results[0].message)
 universal_dS_dq calls joints.base.Joint.dS_dq, which this assignment does not let you call (it lets
-you call no function of the library): write it yourself.
+you call only lie.brac, lie.unbrac): write it yourself.
 
 Taught in book/03_differentiable/02_joint_derivatives.
 """

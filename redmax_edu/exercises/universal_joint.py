@@ -16,7 +16,7 @@ Examples
 ...     return Universal().Q(q)
 >>> print(check("universal_Q", universal_Q).results[0].message)
 universal_Q calls joints.base.Joint.Q, which this assignment does not let you call (it lets you call
-no function of the library): write it yourself.
+only lie.brac, lie.unbrac): write it yourself.
 
 Taught in book/02_reduced/04_joints and 04b_euler_joints.
 """
