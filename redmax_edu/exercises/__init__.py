@@ -2,11 +2,12 @@
 
 Each assignment of ``exercises/`` has a module here holding its checks
 (:class:`~redmax_edu.exercises.core.Assignment`): ``exp_log`` (§1.3), ``adjoint`` (§1.5),
-``force_derivatives`` (§1.9), ``kkt_step`` (§1.10), ``universal_joint`` (§2.4),
-``reduced_jacobian`` (§2.2), ``forward_dynamics`` (§2.3) and ``recursive`` (§2.12, with
-:mod:`~redmax_edu.exercises.chains`, the models they are graded on), ``joint_derivative``
-(§3.2), ``bdf1_newton`` (§3.4), ``adjoint_gradient`` (§3.5),
-``lagrangian_arm`` (the companion chapter).
+``spatial_inertia`` (§1.7), ``force_derivatives`` (§1.9), ``kkt_step`` (§1.10),
+``universal_joint`` (§2.4), ``reduced_jacobian`` (§2.2), ``forward_dynamics`` (§2.3),
+``jacobian_products`` (§2.10) and ``recursive`` (§2.12, with :mod:`~redmax_edu.exercises.chains`,
+the models they are graded on), ``jacobian_derivative`` (§3.1), ``joint_derivative`` (§3.2),
+``mass_matrix_derivative`` (§3.3), ``bdf1_newton`` (§3.4), ``adjoint_gradient`` (§3.5),
+``lagrangian_arm`` (the companion chapter), ``discrete_euler_lagrange`` (chapter 5).
 The same checks serve three readers:
 
 * the student, in the "check your answer" cell after each exercise:
@@ -32,14 +33,19 @@ from . import (
     adjoint,
     adjoint_gradient,
     bdf1_newton,
+    discrete_euler_lagrange,
     exp_log,
     force_derivatives,
     forward_dynamics,
+    jacobian_derivative,
+    jacobian_products,
     joint_derivative,
     kkt_step,
     lagrangian_arm,
+    mass_matrix_derivative,
     recursive,
     reduced_jacobian,
+    spatial_inertia,
     universal_joint,
 )
 from .core import (
@@ -55,11 +61,16 @@ from .sandbox import TIME_LIMIT
 
 #: Every assignment, by name (the source notebook's file name in exercises/).
 ASSIGNMENTS = {module.ASSIGNMENT.name: module.ASSIGNMENT
-               for module in (exp_log, adjoint, force_derivatives, kkt_step, universal_joint,
-                              reduced_jacobian, forward_dynamics, recursive, joint_derivative, bdf1_newton,
-                              adjoint_gradient, lagrangian_arm)}
+               for module in (exp_log, adjoint, force_derivatives, kkt_step, spatial_inertia,  # Part 1
+                              universal_joint, reduced_jacobian, forward_dynamics, recursive,  # Part 2
+                              jacobian_products,
+                              joint_derivative, bdf1_newton, adjoint_gradient, jacobian_derivative,  # Part 3
+                              mass_matrix_derivative,
+                              lagrangian_arm,  # the companion chapter
+                              discrete_euler_lagrange)}  # chapter 5
 
-__all__ = ["ASSIGNMENTS", "TIME_LIMIT", "Assignment", "Check", "CheckResult",
-           "Report", "Unanswered", "Verdict", "adjoint", "adjoint_gradient", "bdf1_newton", "exp_log",
-           "force_derivatives", "forward_dynamics", "joint_derivative", "kkt_step", "lagrangian_arm",
-           "recursive", "reduced_jacobian", "run_check", "universal_joint"]
+__all__ = ["ASSIGNMENTS", "Assignment", "Check", "CheckResult", "Report", "TIME_LIMIT", "Unanswered",
+           "Verdict", "adjoint", "adjoint_gradient", "bdf1_newton", "discrete_euler_lagrange", "exp_log",
+           "force_derivatives", "forward_dynamics", "jacobian_derivative", "jacobian_products",
+           "joint_derivative", "kkt_step", "lagrangian_arm", "mass_matrix_derivative", "recursive",
+           "reduced_jacobian", "run_check", "spatial_inertia", "universal_joint"]

@@ -107,7 +107,7 @@ def pack_output(encoded):
     """An output encoded by :func:`~redmax_edu.exercises.calls.encode_output`, as JSON-able data."""
     if encoded.get("kind") != "array":
         return encoded
-    array = np.ascontiguousarray(encoded["array"])
+    array = np.array(encoded["array"], order="C")  # (not ascontiguousarray: it makes a number 1-d)
     return {"kind": "array", "dtype": array.dtype.str, "shape": list(array.shape),
             "data": base64.b64encode(array.tobytes()).decode("ascii")}
 
@@ -120,6 +120,8 @@ def unpack_output(data):
     >>> unpack_output(pack_output({"kind": "array", "array": np.eye(2)}))["array"]
     array([[1., 0.],
            [0., 1.]])
+    >>> unpack_output(pack_output({"kind": "array", "array": np.float64(2.5)}))["array"].shape
+    ()
     """
     if not isinstance(data, dict) or not isinstance(data.get("kind"), str):
         raise ProtocolError("an output that is not a dict")

@@ -18,14 +18,19 @@ from redmax_edu.exercises import (
     adjoint,
     adjoint_gradient,
     bdf1_newton,
+    discrete_euler_lagrange,
     exp_log,
     force_derivatives,
     forward_dynamics,
+    jacobian_derivative,
+    jacobian_products,
     joint_derivative,
     kkt_step,
     lagrangian_arm,
+    mass_matrix_derivative,
     recursive,
     reduced_jacobian,
+    spatial_inertia,
     universal_joint,
 )
 
@@ -35,14 +40,19 @@ from .exercise_submissions import (
     EXP_LOG_MUTANTS,
     FORCE_MUTANTS,
     JACOBIAN_MUTANTS,
+    JACOBIAN_PRODUCT_MUTANTS,
     KKT_MUTANTS,
+    SPATIAL_INERTIA_MUTANTS,
     UNIVERSAL_MUTANTS,
     reference,
 )
 from .exercise_submissions_differentiable import (
     ADJOINT_GRADIENT_MUTANTS,
     BDF1_MUTANTS,
+    DEL_MUTANTS,
+    JACOBIAN_DERIVATIVE_MUTANTS,
     JOINT_DERIVATIVE_MUTANTS,
+    MASS_DERIVATIVE_MUTANTS,
 )
 from .exercise_submissions_dynamics import FORWARD_DYNAMICS_MUTANTS, LAGRANGIAN_MUTANTS, RECURSIVE_MUTANTS
 
@@ -50,13 +60,20 @@ MODULES = {"01_exp_log": exp_log, "02_adjoint": adjoint, "03_force_derivatives":
            "04_kkt_step": kkt_step, "01_joint_Q_S_Sdot": universal_joint, "02_jacobian": reduced_jacobian,
            "03_forward_dynamics": forward_dynamics, "04_recursive": recursive,
            "01_joint_derivative": joint_derivative, "02_bdf1_newton_step": bdf1_newton,
-           "03_adjoint_gradient": adjoint_gradient, "01_lagrangian_arm": lagrangian_arm}
+           "03_adjoint_gradient": adjoint_gradient, "01_lagrangian_arm": lagrangian_arm,
+           "05_spatial_inertia": spatial_inertia, "05_jacobian_products": jacobian_products,
+           "04_jacobian_derivative": jacobian_derivative, "05_mass_matrix_derivative": mass_matrix_derivative,
+           "01_discrete_euler_lagrange": discrete_euler_lagrange}
 MUTANTS = {"01_exp_log": EXP_LOG_MUTANTS, "02_adjoint": ADJOINT_MUTANTS,
            "03_force_derivatives": FORCE_MUTANTS, "04_kkt_step": KKT_MUTANTS,
            "01_joint_Q_S_Sdot": UNIVERSAL_MUTANTS, "02_jacobian": JACOBIAN_MUTANTS,
            "03_forward_dynamics": FORWARD_DYNAMICS_MUTANTS, "04_recursive": RECURSIVE_MUTANTS,
            "01_joint_derivative": JOINT_DERIVATIVE_MUTANTS, "02_bdf1_newton_step": BDF1_MUTANTS,
-           "03_adjoint_gradient": ADJOINT_GRADIENT_MUTANTS, "01_lagrangian_arm": LAGRANGIAN_MUTANTS}
+           "03_adjoint_gradient": ADJOINT_GRADIENT_MUTANTS, "01_lagrangian_arm": LAGRANGIAN_MUTANTS,
+           "05_spatial_inertia": SPATIAL_INERTIA_MUTANTS, "05_jacobian_products": JACOBIAN_PRODUCT_MUTANTS,
+           "04_jacobian_derivative": JACOBIAN_DERIVATIVE_MUTANTS,
+           "05_mass_matrix_derivative": MASS_DERIVATIVE_MUTANTS,
+           "01_discrete_euler_lagrange": DEL_MUTANTS}
 #: A short time limit for the looping submissions: a correct check takes milliseconds.
 QUICK = 0.5
 
