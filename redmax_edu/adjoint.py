@@ -45,7 +45,7 @@ from scipy.linalg import lu_solve
 
 from .implicit import SCHEMES, ImplicitRun
 from .objectives import Objective, States
-from .parameters import _resolve, parameter_derivatives, parameter_values, with_parameters
+from .parameters import parameter_derivatives, parameter_values, resolve_parameters, with_parameters
 
 __all__ = ["AdjointGradient", "run_states", "adjoint_gradient", "assemble_hbar", "simulate_run", "VARIABLES",
            "OptimizationResult", "optimize"]
@@ -127,7 +127,7 @@ def run_states(run, params=()):
     nq = model.nq
     qdot = np.array([run.anchors[0]] + [solve_of[i].qdot for i in full[1:]])
     tau = np.array([np.zeros(nq) if solve_of[i].tau is None else solve_of[i].tau for i in full[1:]])
-    params = tuple(r.param for r in _resolve(model, params))
+    params = tuple(r.param for r in resolve_parameters(model, params))
     return States(model, run.t[full], run.q[full], qdot, tau.reshape(len(full) - 1, nq), params,
                   parameter_values(model, params))
 
@@ -326,7 +326,7 @@ class _Problem:
     def __init__(self, model, q0, qdot0, h, n_steps, objective, wrt, scheme, tau, params, options):
         self.model, self.h, self.n_steps, self.objective = model, float(h), int(n_steps), objective
         self.wrt, self.scheme, self.options = wrt, scheme, options
-        self.params = tuple(r.param for r in _resolve(model, params))
+        self.params = tuple(r.param for r in resolve_parameters(model, params))
         nq = model.nq
         tau = np.zeros((self.n_steps, nq)) if tau is None else np.broadcast_to(tau, (self.n_steps, nq))
         self.start = {"q0": np.asarray(q0, float), "qdot0": np.asarray(qdot0, float),

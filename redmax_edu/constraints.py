@@ -15,20 +15,20 @@ sign convention, Part 1's Eq. 1.88 with lambda of the opposite sign). A constrai
   joint coordinates (equal angles, gears), a joint limit, a prescribed joint (hybrid dynamics,
   §2.9, Eq. 2.113-2.114), a deformable node held to a body point;
 
-and both kinds stack into one set of reduced rows (Eq. 2.109-2.111). Each constraint reports,
-at a state ``(q, qdot)`` and time ``t``, a :class:`Rows` record: its rows, the velocity-product
-term ``Gdot qdot`` that the acceleration level needs (Eq. 2.103-2.104), its position error
-``g(q, t)`` (zero for a constraint that only speaks of velocities) and its target ``w(t)`` and
-``dw/dt``. :func:`assemble_constraints` stacks them. With Baumgarte stabilisation (§1.12) the
+and both kinds stack into one set of reduced rows (Eq. 2.109-2.111). Each constraint reports, at a state
+``(q, qdot)`` and time ``t``, a :class:`Rows` record: its rows, the velocity-product term ``Gdot qdot``
+that the acceleration level needs (Eq. 2.103-2.104), its position error ``g(q, t)`` (zero for a constraint
+that only speaks of velocities) and its target ``w(t)`` and ``dw/dt``.
+:func:`~redmax_edu.constrained.assemble_constraints` stacks them. With Baumgarte stabilisation (§1.12) the
 rows the solvers use are
 
     acceleration level (RK45):   G qddot = dw/dt - Gdot qdot - 2 alpha (G qdot - w) - beta^2 g,
     velocity level (Euler):      G qdot1 = w + h dw/dt - gamma g       (at the start of the step),
 
-with ``>=`` for inequalities. At the acceleration level an inequality ``c(q) >= 0`` (a limit, a
-contact) is *active*, and enters the solve, only where it is violated or touching, ``c <= 0``;
-at the velocity level every inequality row enters, and one that still holds (``c > 0``) only
-keeps the step from crossing it, ``C qdot1 >= -c / h`` (:meth:`ConstraintRows.velocity_rhs`).
+with ``>=`` for inequalities. At the acceleration level an inequality ``c(q) >= 0`` (a limit, a contact)
+is *active*, and enters the solve, only where it is violated or touching, ``c <= 0``; at the velocity
+level every inequality row enters, and one that still holds (``c > 0``) only keeps the step from crossing
+it, ``C qdot1 >= -c / h`` (:meth:`~redmax_edu.constrained.ConstraintRows.velocity_rhs`).
 
 The solves themselves are :func:`redmax_edu.dynamics.constrained_dynamics` and
 :func:`redmax_edu.dynamics.linearly_implicit_euler_step`.
@@ -43,10 +43,9 @@ import numpy as np
 from ._validate import as_index, as_real, as_scalar, as_transform
 from .lie import ad_unchecked, adjoint_unchecked, gamma, hat_unchecked, inv_se3_unchecked
 
-__all__ = ["Rows", "ConstraintRows", "Constraint", "Loop", "CoordinateCoupling", "JointLimit",
-           "PrescribedJoint", "PrescribedBody", "PrescribedJointVelocity", "FloorContact",
-           "NodeAttachment", "assemble_constraints", "check_baumgarte", "constraint_rows",
-           "constraint_errors", "check_constraint_set", "DEFAULT_BAUMGARTE"]
+__all__ = ["Rows", "Constraint", "Loop", "CoordinateCoupling", "JointLimit", "PrescribedJoint",
+           "PrescribedBody", "PrescribedJointVelocity", "FloorContact", "NodeAttachment", "check_baumgarte",
+           "DEFAULT_BAUMGARTE"]
 
 #: The reference code's stabilisation gains ``(alpha, beta, gamma)`` (1/s): 2 alpha and beta^2
 #: at the acceleration level, gamma at the velocity level.
@@ -604,7 +603,7 @@ class FloorContact(Constraint):
     z axis is the normal ``n`` and whose origin lies on it) give ``c = n . (x - o) - radius >= 0``,
     with the row ``n^T R Gamma(point)`` on the body's twist (the normal velocity of the centre,
     which equals that of the touching point). ``mu`` is the friction coefficient that the
-    frictional solver (``redmax_edu.contact``) uses; the frictionless solves ignore it.
+    frictional solver (:mod:`redmax_edu.friction.bisp`) uses; the frictionless solves ignore it.
 
     Examples
     --------
@@ -715,174 +714,3 @@ class NodeAttachment(Constraint):
         bias = -R @ (hat_unchecked(phi[:3]) @ (Gam @ phi))
         error = q[cols] - _world_point(E, self.point)
         return Rows(G, {self.body: -R @ Gam}, bias, error, _zeros(3), _zeros(3))
-
-
-# --- assembling all of a model's constraints ---------------------------------------------------
-
-@dataclass(frozen=True)
-class ConstraintRows:
-    """All constraints of a model at one state, as reduced rows (Eq. 2.109-2.111).
-
-    Attributes
-    ----------
-    G : ndarray (k, nq)
-        ``G_r`` and ``G_m J_mr`` stacked.
-    Gdot_qdot : ndarray (k,)
-        ``Gdot_r qdot + Gdot_m phi + G_m Jdot_mr qdot`` (Eq. 2.109's second block times qdot).
-    error, w, wdot : ndarray (k,)
-        Position errors and targets (see :class:`Rows`).
-    inequality : ndarray (k,) bool
-        Which rows are ``>=``.
-    owners : tuple of str
-        The constraint each row belongs to (for error messages).
-    blocks : tuple of slice
-        Each constraint's rows, in ``model.constraints`` order.
-    G_m : ndarray (k, 6n) or None
-        The rows' parts on the body twists (``G = G_r + G_m J``), when asked for
-        (:func:`assemble_constraints` with ``twists=True``; BISP needs the external impulses
-        on the bodies, §2.11).
-    """
-
-    G: np.ndarray
-    Gdot_qdot: np.ndarray
-    error: np.ndarray
-    w: np.ndarray
-    wdot: np.ndarray
-    inequality: np.ndarray
-    owners: tuple
-    blocks: tuple
-    G_m: np.ndarray | None = None
-
-    @property
-    def active(self):
-        """Boolean mask (k,) of the rows that enter a solve, every equality and every inequality at or
-        past its bound (``c <= 0``)."""
-        return ~self.inequality | (self.error <= 0.0)
-
-    def acceleration_rhs(self, qdot, alpha, beta):
-        """The rows' right-hand side at the acceleration level.
-
-        ``dw/dt - Gdot qdot - 2 alpha (G qdot - w) - beta^2 g`` (Eq. 2.110 with Baumgarte's terms).
-        """
-        return self.wdot - self.Gdot_qdot - 2.0 * alpha * (self.G @ qdot - self.w) - beta * beta * self.error
-
-    def velocity_rhs(self, h, gamma_):
-        """The rows' right-hand side at the velocity level (Eq. 2.106, 2.114), for ``G qdot1``.
-
-        ``w + h dw/dt - gamma g`` for an equality. An inequality ``c >= 0`` takes every row,
-        active or not: where it is violated, ``c <= 0``, Baumgarte's ``-gamma c`` pushes it
-        back; where it still holds, ``-c / h`` lets the step close the gap but not cross it
-        (so a joint reaching its limit stops on it, instead of overshooting by up to
-        ``h qdot`` and being pushed back).
-        """
-        pull = np.where(self.inequality & (self.error > 0.0), self.error / h, gamma_ * self.error)
-        return self.w + h * self.wdot - pull
-
-
-def assemble_constraints(model, q, qdot, kin, J, Jdot, t, twists=False, *, Jdot_qdot=None):
-    """Every constraint of ``model`` at a state, stacked into a :class:`ConstraintRows` (Eq. 2.109-2.111).
-
-    ``kin`` is the forward sweep at ``(q, qdot)`` and ``J``, ``Jdot`` its Jacobians (6n, nq);
-    with ``twists`` the rows' parts on the body twists are kept too (``ConstraintRows.G_m``).
-    With ``J = Jdot = None`` the maximal rows are mapped to reduced ones without forming
-    ``J`` (§2.12): ``(G_m J)^T = J^T G_m^T`` by Algorithm 6, one column per row, and
-    ``Jdot qdot`` by Algorithm 5, each in O(n) per column
-    (:func:`redmax_edu.jacobian.jacobian_transpose_product`, :func:`~redmax_edu.jacobian.jacobian_product`);
-    the recursive dynamics take this path, and pass the body accelerations ``Jdot qdot``
-    ((n, 6) or (6n,)) as ``Jdot_qdot`` since their own sweep has them.
-    """
-    if J is None:
-        from .jacobian import jacobian_product, jacobian_transpose_product
-
-        def reduce(G_m):
-            return jacobian_transpose_product(model, kin, G_m.T).T
-        if Jdot_qdot is None:
-            Jdot_qdot = jacobian_product(model, kin, qdot, with_derivative=True)[1]
-        Jdot_qdot = Jdot_qdot.reshape(6 * model.n)
-    else:
-        def reduce(G_m):
-            return G_m @ J
-        Jdot_qdot = Jdot @ qdot
-    G_r, G_m, bias, err, w, wdot, ineq, owners, blocks = [], [], [], [], [], [], [], [], []
-    start = 0
-    for c in model.constraints:
-        r = c.rows(model, q, qdot, kin, t)
-        k = len(r.bias)
-        G_r.append(np.zeros((k, model.nq)) if r.G_r is None else r.G_r)
-        Gm = np.zeros((k, model.n, 6))                             # the rows on the body twists
-        for body, block in r.G_m.items():
-            Gm[:, body] = block
-        G_m.append(Gm.reshape(k, 6 * model.n))
-        bias.append(r.bias)
-        err.append(r.error)
-        w.append(r.w)
-        wdot.append(r.wdot)
-        ineq.append(np.full(k, c.inequality))
-        owners.extend([c.describe(model)] * k)
-        blocks.append(slice(start, start + k))
-        start += k
-    if not blocks:
-        z = np.zeros(0)
-        return ConstraintRows(np.zeros((0, model.nq)), z, z, z, z, np.zeros(0, bool), (), (),
-                              np.zeros((0, 6 * model.n)) if twists else None)
-    G_m = np.vstack(G_m)
-    return ConstraintRows(np.vstack(G_r) + reduce(G_m), np.concatenate(bias) + G_m @ Jdot_qdot,
-                          np.concatenate(err), np.concatenate(w), np.concatenate(wdot), np.concatenate(ineq),
-                          tuple(owners), tuple(blocks), G_m if twists else None)
-
-
-def constraint_rows(model, q, qdot, t=0.0):
-    """The model's constraint rows at ``(q, qdot)`` and time ``t``: :func:`assemble_constraints`
-    after one forward sweep, for callers that have not made one (a :class:`ConstraintRows`)."""
-    from .jacobian import fill_jacobian
-    from .kinematics import forward_kinematics
-
-    q, qdot = model.check_state(q, qdot)
-    kin = forward_kinematics(model, q, qdot)
-    J, Jdot = fill_jacobian(model, kin, with_derivative=True)
-    return assemble_constraints(model, q, qdot, kin, J, Jdot, t)
-
-
-def constraint_errors(model, q, t=0.0):
-    """Each constraint's position error at ``q`` and time ``t``, a list in ``model.constraints`` order.
-
-    For an equality the drift from ``g = 0``; for an inequality the value of ``c`` (negative
-    when violated); a constraint on velocities only has none (zeros).
-    """
-    rows = constraint_rows(model, q, np.zeros(model.nq), t)
-    return [rows.error[block] for block in rows.blocks]
-
-
-def check_constraint_set(model, rows, active=None, tol=1e-10):
-    """Raise ValueError naming the first constraint whose rows repeat or contradict earlier ones.
-
-    A redundant or inconsistent set (two prescriptions of the same joint, a coupling that a
-    loop already implies, a closure with more rows than the motions it removes) makes the
-    KKT matrix of Eq. (2.110) singular. ``rows`` is a :class:`ConstraintRows`; ``active``
-    selects the rows that take part (default: :attr:`ConstraintRows.active`). Inequalities may
-    repeat one another without harm (four wheels on a floor touch it at more points than the
-    motions they remove), since the QP of Eq. (2.112) does not need independent rows: pass
-    ``~rows.inequality`` to check the equalities alone.
-    """
-    mask = rows.active if active is None else active
-    rank, before = 0, []
-    for k, (c, block) in enumerate(zip(model.constraints, rows.blocks, strict=True)):
-        keep = np.flatnonzero(mask[block]) + block.start
-        if not len(keep):
-            continue
-        upto = np.concatenate([np.flatnonzero(mask[:block.start]), keep])
-        sv = np.linalg.svd(rows.G[upto], compute_uv=False)
-        new_rank = int(np.sum(sv > tol * max(1.0, sv[0])))
-        if new_rank < rank + len(keep):
-            sv_own = np.linalg.svd(rows.G[keep], compute_uv=False)
-            if int(np.sum(sv_own > tol * max(1.0, sv_own[0]))) < len(keep):
-                why = (f"its {len(keep)} rows are not independent at this state: it removes fewer motions "
-                       "than it has rows (for a loop closure about a hinge use the 2-row form with 'axis'; "
-                       "a mechanism at a singular configuration also does this)")
-            else:
-                why = ("its rows repeat motions that earlier constraints already remove "
-                       f"({', '.join(before)})")
-            raise ValueError(f"the constraint set is redundant or inconsistent: constraints[{k}], "
-                             f"{c.describe(model)}: {why}; remove it or change it")
-        rank = new_rank
-        before.append(c.describe(model))

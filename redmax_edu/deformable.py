@@ -41,10 +41,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import as_real
+from .joints.base import check_keys
 from .lie import gamma, hat_unchecked
 from .maximal.forces import Attachment
 
-__all__ = ["DeformableSpring", "SpringTerms", "NodeKinematics", "node_kinematics", "node_jacobians"]
+__all__ = ["DeformableSpring", "SpringTerms", "NodeKinematics", "node_jacobians"]
 
 _EYE3 = np.eye(3)
 _EYE3.setflags(write=False)
@@ -256,8 +257,6 @@ class DeformableSpring:
         "damping"?, "rest_lengths"?}``; errors name the deformable and the field."""
         if not isinstance(spec, dict):
             raise ValueError(f"deformables[{index}]: must be a dict, got {type(spec).__name__}")
-        from .joints.base import check_keys
-
         name = spec.get("name", f"spring{index}")
         where = f"deformable {name!r}"
         check_keys(spec, _DEFORMABLE_KEYS, where)
@@ -367,27 +366,3 @@ def node_jacobians(model, q, qdot, E, phi, J, Jdot=None):
                 acc[a] = R @ (hat_unchecked(phi[i, :3]) @ G_phi) + R @ (G @ Jd[i])   # Eq. (2.95)
         out.append(NodeKinematics(x, v, Jn, acc))
     return out
-
-
-def node_kinematics(model, q, qdot=None):
-    """Positions, velocities, Jacobians and velocity products of every deformable's nodes.
-
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (nq,)
-    qdot : array_like, shape (nq,), optional
-        Default zero.
-
-    Returns
-    -------
-    list of NodeKinematics, one per deformable (``model.deformables`` order)
-    """
-    from .jacobian import jacobian_and_derivative
-    from .kinematics import forward_kinematics
-
-    qdot = np.zeros(model.nq) if qdot is None else qdot
-    q, qdot = model.check_state(q, qdot)
-    J, Jdot = jacobian_and_derivative(model, q, qdot)
-    E = forward_kinematics(model, q).E_wi
-    return node_jacobians(model, q, qdot, E, (J @ qdot).reshape(model.n, 6), J, Jdot)

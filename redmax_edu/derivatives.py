@@ -61,11 +61,12 @@ import numpy as np
 
 from ._validate import as_array
 from .deformable import node_jacobians
-from .dynamics import MaximalForces, SingularMassMatrixError, _explain_singular, _joint_forces, _tau
+from .dynamics import MaximalForces, check_tau, joint_forces_unchecked
 from .jacobian import fill_jacobian_derivatives
-from .kinematics import _forward_kinematics
+from .kinematics import forward_kinematics_unchecked
 from .lie import ad_unchecked, hat_unchecked
 from .model import check_model
+from .singularity import SingularMassMatrixError, explain_singular
 
 __all__ = [
     "ForceDerivatives", "DynamicsDerivatives", "mass_matrix_derivative",
@@ -254,7 +255,7 @@ def _node_jacobian_derivatives(model, q, qdot, kin, J, Jdot, dJ, dJd):
     return out
 
 
-def _terms(model, q, qdot):
+def dynamics_derivatives_unchecked(model, q, qdot):
     """Everything of Eq. (3.53)-(3.58) at a checked state: a :class:`DynamicsDerivatives`."""
     if model.constraints:
         kinds = sorted({type(c).__name__ for c in model.constraints})
@@ -262,7 +263,7 @@ def _terms(model, q, qdot):
                          "§3.3 are those of the unconstrained equations M qddot = f + tau (Eq. 3.53); "
                          "differentiating constrained dynamics needs the derivatives of the "
                          "constraint rows, which are not implemented")
-    kin = _forward_kinematics(model, q, qdot)
+    kin = forward_kinematics_unchecked(model, q, qdot)
     jd = fill_jacobian_derivatives(model, kin, q, qdot)
     J, Jdot, dJ, dJd = jd.J, jd.Jdot, jd.dJ_dq, jd.dJdot_dq
     n, nq = model.n, model.nq
@@ -272,7 +273,7 @@ def _terms(model, q, qdot):
     fm = _maximal_terms(model, kin.E_wi, kin.phi)
     r = _reduce(MmJ, Mm_a, J, dJ, Jdot, dJd, qdot, fm.f, fm.K, fm.D)
     M, dM = r.M, r.dM
-    f = _joint_forces(model, q, qdot) + r.f + r.f_qvv                     # Eq. (3.58)
+    f = joint_forces_unchecked(model, q, qdot) + r.f + r.f_qvv                     # Eq. (3.58)
     K = -np.diag(model.stiffness) + r.K + r.K_qvv                         # K_r = -diag(k)
     D = -np.diag(model.damping) + r.D + r.D_qvv                           # D_r = -diag(d)
     qvv = [r.f_qvv, r.K_qvv, r.D_qvv]
@@ -341,7 +342,7 @@ def dynamics_derivatives(model, q, qdot):
 
     Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
-    return _terms(model, *_checked(model, q, qdot))
+    return dynamics_derivatives_unchecked(model, *_checked(model, q, qdot))
 
 
 def mass_matrix_derivative(model, q):
@@ -365,7 +366,7 @@ def mass_matrix_derivative(model, q):
 
     Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
-    return _terms(model, *_checked(model, q)).dM_dq
+    return dynamics_derivatives_unchecked(model, *_checked(model, q)).dM_dq
 
 
 def inverse_mass_matrix_derivative(model, q):
@@ -388,7 +389,7 @@ def inverse_mass_matrix_derivative(model, q):
     Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
     q, qdot = _checked(model, q)
-    d = _terms(model, q, qdot)
+    d = dynamics_derivatives_unchecked(model, q, qdot)
     M_inv = _solve(model, q, d.M, np.eye(model.nq))
     return -np.einsum("ij,jlk,lm->imk", M_inv, d.dM_dq, M_inv)
 
@@ -415,7 +416,7 @@ def quadratic_velocity_derivatives(model, q, qdot):
 
     Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
-    return _terms(model, *_checked(model, q, qdot)).qvv
+    return dynamics_derivatives_unchecked(model, *_checked(model, q, qdot)).qvv
 
 
 def maximal_velocity_derivative(model, q, qdot):
@@ -439,7 +440,7 @@ def maximal_velocity_derivative(model, q, qdot):
 
     Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
-    return _terms(model, *_checked(model, q, qdot)).dqdot_m_dq
+    return dynamics_derivatives_unchecked(model, *_checked(model, q, qdot)).dqdot_m_dq
 
 
 def maximal_force_derivatives(model, q, qdot):
@@ -470,7 +471,7 @@ def maximal_force_derivatives(model, q, qdot):
     Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
     q, qdot = _checked(model, q, qdot)
-    kin = _forward_kinematics(model, q, qdot)
+    kin = forward_kinematics_unchecked(model, q, qdot)
     return _maximal_terms(model, kin.E_wi, kin.phi)
 
 
@@ -497,7 +498,7 @@ def force_derivatives(model, q, qdot):
 
     Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
-    d = _terms(model, *_checked(model, q, qdot))
+    d = dynamics_derivatives_unchecked(model, *_checked(model, q, qdot))
     return ForceDerivatives(d.f, d.K, d.D)
 
 
@@ -522,13 +523,13 @@ class InverseDynamicsDerivatives:
 
 
 def _solve(model, q, M, b):
-    """``M^-1 b``, or a :class:`~redmax_edu.dynamics.SingularMassMatrixError` naming the cause."""
+    """``M^-1 b``, or a :class:`~redmax_edu.singularity.SingularMassMatrixError` naming the cause."""
     try:
         x = np.linalg.solve(M, b)
     except np.linalg.LinAlgError:
-        raise SingularMassMatrixError(_explain_singular(model, q, "the reduced mass matrix M_r")) from None
+        raise SingularMassMatrixError(explain_singular(model, q, "the reduced mass matrix M_r")) from None
     if model.overfull_joints or not np.isfinite(x).all():
-        raise SingularMassMatrixError(_explain_singular(model, q, "the reduced mass matrix M_r"))
+        raise SingularMassMatrixError(explain_singular(model, q, "the reduced mass matrix M_r"))
     return x
 
 
@@ -572,8 +573,8 @@ def forward_dynamics_derivatives(model, q, qdot, tau=None):
     Writeup §3.3. Taught in book/03_differentiable/03_inertia_force_derivatives.
     """
     q, qdot = _checked(model, q, qdot)
-    tau = _tau(model, tau)
-    d = _terms(model, q, qdot)
+    tau = check_tau(model, tau)
+    d = dynamics_derivatives_unchecked(model, q, qdot)
     nq = model.nq
     X = _solve(model, q, d.M, np.column_stack([d.f + tau, d.D, np.eye(nq)]))
     qddot, dqddot_dqdot, M_inv = X[:, 0], X[:, 1:1 + nq], X[:, 1 + nq:]
@@ -613,6 +614,6 @@ def inverse_dynamics_derivatives(model, q, qdot, qddot):
     """
     q, qdot = _checked(model, q, qdot)
     qddot = as_array(qddot, (model.nq,), "qddot", real=True)
-    d = _terms(model, q, qdot)
+    d = dynamics_derivatives_unchecked(model, q, qdot)
     tau = d.M @ qddot - d.f
     return InverseDynamicsDerivatives(tau, np.einsum("ijk,j->ik", d.dM_dq, qddot) - d.K, -d.D, d.M)

@@ -28,19 +28,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import as_array, as_scalar
-from .constraints import DEFAULT_BAUMGARTE, assemble_constraints, check_baumgarte, check_constraint_set
+from .constrained import ConstrainedSolution, assemble_constraints, solve_constrained
+from .constraints import DEFAULT_BAUMGARTE, check_baumgarte
 from .deformable import node_jacobians
 from .jacobian import fill_jacobian, jacobian
-from .kinematics import _forward_kinematics, forward_kinematics
+from .kinematics import forward_kinematics, forward_kinematics_unchecked
 from .lie import ad_unchecked
 from .model import check_model
+from .singularity import solve_mass_system
 
 __all__ = [
     "MaximalForces", "maximal_forces", "mass_matrix", "joint_forces", "quadratic_velocity_vector",
     "reduced_forces", "forward_dynamics", "inverse_dynamics", "kinetic_energy",
-    "potential_energy", "energies", "linearly_implicit_euler_step", "hyper_reduce",
-    "hyper_reduced_dynamics", "SingularMassMatrixError", "singular_joints", "ConstrainedSolution",
-    "constrained_dynamics",
+    "potential_energy", "energies", "linearly_implicit_euler_step", "constrained_dynamics",
 ]
 
 
@@ -58,99 +58,6 @@ def _linear_terms(model):
             a.setflags(write=False)
         _LINEAR_TERMS[model] = terms
     return terms
-
-
-class SingularMassMatrixError(ValueError):
-    """A reduced mass matrix (or the matrix of an implicit step) that cannot be solved with.
-
-    The message names the joint at a singular chart (gimbal lock of an Euler chart, the shell
-    ``|q| = 2 pi k`` of exponential coordinates), a joint with dependent coordinates, or a body
-    without mass, and what to do about it.
-    """
-
-
-def _joint_singularity(joint, q):
-    """Why ``joint.S(q)`` loses rank at ``q`` (a sentence), or None if it has full column rank."""
-    from .joints import Composite, SphericalEuler, SphericalExp
-
-    if isinstance(joint, Composite):
-        for sub, s in zip(joint.joints, joint._slices, strict=True):
-            why = _joint_singularity(sub, q[s])
-            if why is not None:
-                return f"its {sub.kind} part {why}"
-    if joint.ndof == 0:
-        return None
-    sv = np.linalg.svd(joint.S(q), compute_uv=False)
-    if len(sv) == joint.ndof and sv[-1] > 1e-8 * max(1.0, sv[0]):  # more coordinates than 6: dependent
-        return None
-    if isinstance(joint, SphericalEuler):
-        return (f"is at gimbal lock of its Euler chart {joint.chart!r}: det S = {joint.det_S(q):.2g} at "
-                f"q = {np.round(q, 6).tolist()} (two of its axes line up); reparameterize "
-                "(model.reparameterize(q, qdot), which simulate does by default), switch to another "
-                "chart (joints.euler.best_chart) or use exponential coordinates (spherical_exp)")
-    if isinstance(joint, SphericalExp):
-        t = float(np.linalg.norm(q))
-        return (f"is on a singular shell of exponential coordinates: |q| = {t:.6g} = {t / (2 * np.pi):.3g} "
-                "x 2 pi, where every direction of q gives the same rotation; reparameterize "
-                "(model.reparameterize(q, qdot) shortens q by 2 pi, simulate does it by default)")
-    return (f"has dependent coordinates at q = {np.round(q, 6).tolist()}: its joint Jacobian S "
-            f"has rank {int((sv > 1e-8 * max(1.0, sv[0])).sum())} < {joint.ndof}; choose independent axes")
-
-
-def singular_joints(model, q):
-    """The joints whose Jacobian ``S`` loses rank at ``q``: a list of ``(body name, reason)``.
-
-    These make ``M_r = J^T M_m J`` singular (Eq. 2.19). Used to explain a failed solve.
-
-    Examples
-    --------
-    >>> from redmax_edu.joints import SphericalEuler
-    >>> from redmax_edu.model import Body, Model
-    >>> ball = Model([Body("ball", -1, SphericalEuler("XYZ"), np.eye(4), np.eye(4), 1.0, np.eye(3))])
-    >>> [name for name, _ in singular_joints(ball, [0.0, np.pi / 2, 0.0])]
-    ['ball']
-    """
-    q = check_model(model).check_state(q)
-    out = []
-    for i, b in enumerate(model.bodies):
-        why = _joint_singularity(b.joint, q[model.dofs[i]])
-        if why is not None:
-            out.append((b.name, why))
-    return out
-
-
-def _explain_singular(model, q, what):
-    """The message of a :class:`SingularMassMatrixError` for the matrix ``what`` at ``q``."""
-    found = singular_joints(model, q)
-    if found:
-        causes = "; ".join(f"the {model.bodies[model.index(name)].joint.kind} joint of body {name!r} {why}"
-                           for name, why in found)
-        return f"{what} is singular: {causes}"
-    masses = [b.mass for b in model.bodies]
-    light = [b.name for b in model.bodies if b.mass < 1e-12 * max(masses)
-             or np.linalg.eigvalsh(b.inertia)[0] < 1e-12 * max(masses)]
-    if light:
-        return (f"{what} is singular: body {light[0]!r} has (nearly) zero mass or rotational inertia "
-                "compared with the others; give it a mass and inertia, or merge it into its parent")
-    return (f"{what} is singular or its solution is not finite at q = {np.round(q, 6).tolist()} "
-            "(no joint is at a singular chart: check the masses, stiffnesses and the step size)")
-
-
-def _solve_checked(model, q, A, b, what="the reduced mass matrix M_r"):
-    """``A^-1 b`` by numpy's LU solve, or a :class:`SingularMassMatrixError` naming the cause."""
-    if model.overfull_joints:  # more coordinates than directions of motion: singular at every q,
-        # though round-off may hide it from the LU solve
-        raise SingularMassMatrixError(_explain_singular(model, q, what))
-    try:
-        x = np.linalg.solve(A, b)
-    except np.linalg.LinAlgError:
-        raise SingularMassMatrixError(_explain_singular(model, q, what)) from None
-    if not np.isfinite(x).all():
-        if not (np.isfinite(A).all() and np.isfinite(b).all()):
-            raise ValueError(f"{what} or the force is not finite at q = {np.round(q, 6).tolist()}: a "
-                             "coordinate or velocity is too large for the model (the forces overflow)")
-        raise SingularMassMatrixError(_explain_singular(model, q, what))
-    return x
 
 
 def _block_mass(model, J):
@@ -244,10 +151,10 @@ def maximal_forces(model, E, phi, derivatives=False):
     """
     check_model(model)
     E, phi = as_array(E, (model.n, 4, 4), "E"), as_array(phi, (model.n, 6), "phi")
-    return _maximal_forces(model, E, phi, derivatives)
+    return maximal_forces_unchecked(model, E, phi, derivatives)
 
 
-def _maximal_forces(model, E, phi, derivatives=False):
+def maximal_forces_unchecked(model, E, phi, derivatives=False):
     """:func:`maximal_forces` of checked arrays."""
     M = model.spatial_inertias
     Mphi = (M @ phi[:, :, None])[:, :, 0]
@@ -286,23 +193,23 @@ def joint_forces(model, q, qdot):
     >>> joint_forces(sprung, np.array([0.2]), np.array([1.0]))  # -5 * 0.2 - 0.5 * 1
     array([-1.5])
     """
-    return _joint_forces(model, *check_model(model).check_state(q, qdot))
+    return joint_forces_unchecked(model, *check_model(model).check_state(q, qdot))
 
 
-def _joint_forces(model, q, qdot):
+def joint_forces_unchecked(model, q, qdot):
     """:func:`joint_forces` of a checked state."""
     return -model.stiffness * (q - model.q_rest) - model.damping * qdot
 
 
 def _state(model, q, qdot):
     """The forward sweep of a checked state and the Jacobians filled from it (Alg. 1-2)."""
-    kin = _forward_kinematics(model, q, qdot)
+    kin = forward_kinematics_unchecked(model, q, qdot)
     J, Jdot = fill_jacobian(model, kin, with_derivative=True)
     return kin, J, Jdot, kin.phi
 
 
 @dataclass(frozen=True)
-class _Assembly:
+class Assembly:
     """``M_r`` and ``f_r`` (without ``tau``) at one state, with ``df/dq`` and ``df/dqdot`` if asked.
 
     Also the checked state and the forward sweep it was assembled from (``kin``, ``J``,
@@ -324,21 +231,21 @@ class _Assembly:
 
 
 def _assemble(model, q, qdot, derivatives=False):
-    """Eq. (2.19) (Eq. 2.99 with deformables) at one state, checked here (see :func:`_assemble_checked`)."""
-    return _assemble_checked(model, *check_model(model).check_state(q, qdot), derivatives)
+    """Eq. (2.19) (Eq. 2.99 with deformables) at one state, checked here (see :func:`assemble_unchecked`)."""
+    return assemble_unchecked(model, *check_model(model).check_state(q, qdot), derivatives)
 
 
-def _assemble_checked(model, q, qdot, derivatives=False):
+def assemble_unchecked(model, q, qdot, derivatives=False):
     """Eq. (2.19) (Eq. 2.99 with deformables) at a checked state: the shared core of this module.
 
     The public functions check their arguments once and call this (the integrators call it at
-    every step through :func:`_forward_dynamics` and :func:`_euler_step`).
+    every step through :func:`forward_dynamics_unchecked` and :func:`euler_step_unchecked`).
     """
     kin, J, Jdot, phi = _state(model, q, qdot)
-    terms = _maximal_forces(model, kin.E_wi, phi, derivatives=derivatives)
+    terms = maximal_forces_unchecked(model, kin.E_wi, phi, derivatives=derivatives)
     f_m = terms.f if derivatives else terms
     M = _block_mass(model, J)
-    f = J.T @ f_m - _qvv(model, J, Jdot, qdot) + _joint_forces(model, q, qdot)
+    f = J.T @ f_m - _qvv(model, J, Jdot, qdot) + joint_forces_unchecked(model, q, qdot)
     dfdq = dfdv = None
     if derivatives:
         _, K_joint, D_joint = _linear_terms(model)
@@ -354,7 +261,7 @@ def _assemble_checked(model, q, qdot, derivatives=False):
             f_n = _node_forces(model, nodes)
         f = f + f_n
     _check_finite_terms(model, q, qdot, M, f)
-    return _Assembly(M, f, q, qdot, kin, J, Jdot, dfdq, dfdv, terms)
+    return Assembly(M, f, q, qdot, kin, J, Jdot, dfdq, dfdv, terms)
 
 
 def _check_finite_terms(model, q, qdot, M, f):
@@ -398,7 +305,8 @@ def _qvv(model, J, Jdot, qdot):
     return J.T @ (model.spatial_inertias @ a[:, :, None]).ravel()
 
 
-def _tau(model, tau):
+def check_tau(model, tau):
+    """Applied joint forces ``tau`` as an array of shape (nq,), zero when None; a bad one names 'tau'."""
     return np.zeros(model.nq) if tau is None else as_array(tau, (model.nq,), "tau")
 
 
@@ -419,7 +327,7 @@ def reduced_forces(model, q, qdot, tau=None):
     >>> reduced_forces(pendulum, [np.pi / 2], [0.0])
     array([-19.62])
     """
-    return _assemble(model, q, qdot).f + _tau(model, tau)
+    return _assemble(model, q, qdot).f + check_tau(model, tau)
 
 
 def forward_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
@@ -442,126 +350,25 @@ def forward_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMG
     array([-9.76119403])
     """
     q, qdot = check_model(model).check_state(q, qdot)
-    return _forward_dynamics(model, q, qdot, _tau(model, tau), as_scalar(t, "t"), check_baumgarte(baumgarte))
+    return forward_dynamics_unchecked(model, q, qdot, check_tau(model, tau), as_scalar(t, "t"),
+                                      check_baumgarte(baumgarte))
 
 
-def _forward_dynamics(model, q, qdot, tau=None, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
+def forward_dynamics_unchecked(model, q, qdot, tau=None, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
     """:func:`forward_dynamics` of a checked state, ``tau`` (an (nq,) array or None), time and gains."""
     if model.constraints:
-        return _constrained_dynamics(model, q, qdot, tau, t, baumgarte).x
-    terms = _assemble_checked(model, q, qdot)
+        return constrained_dynamics_unchecked(model, q, qdot, tau, t, baumgarte).x
+    terms = assemble_unchecked(model, q, qdot)
     f = terms.f if tau is None else terms.f + tau
     # numpy's LU solve: for the small dense M_r it costs less than scipy's Cholesky wrappers
-    return _solve_checked(model, q, terms.M, f)
-
-
-@dataclass(frozen=True)
-class ConstrainedSolution:
-    """The solution of a constrained solve (§2.8-2.9): ``A x = b + G^T lambda`` with the rows of ``rows``.
-
-    Attributes
-    ----------
-    x : ndarray (nq,)
-        Accelerations (:func:`constrained_dynamics`) or end-of-step velocities (the Euler step).
-    lam : ndarray (k,)
-        One multiplier per row of ``rows`` (zero for an inactive inequality): forces at the
-        acceleration level, impulses at the velocity level.
-    rows : :class:`redmax_edu.constraints.ConstraintRows`
-        The constraint rows at the state of the solve.
-    """
-
-    x: np.ndarray
-    lam: np.ndarray
-    rows: object
-
-    def generalized_force(self, k):
-        """``G_k^T lambda_k`` (nq,): what constraint ``k`` (an index into ``model.constraints``) applies.
-
-        For a prescribed joint at the acceleration level these are the joint forces that
-        produce the prescribed motion (Eq. 2.113).
-        """
-        block = self.rows.blocks[k]
-        return self.rows.G[block].T @ self.lam[block]
-
-
-def _solve_constrained(model, q, A, b, rows, rhs, what, active):
-    """``A x = b + G^T lambda`` with ``G x = rhs`` on the equality rows and ``G x >= rhs`` on the
-    inequality rows selected by ``active`` (:func:`_solve_rows` on the rows of a
-    :class:`~redmax_edu.constraints.ConstraintRows`); returns ``x`` and one multiplier per row."""
-    eq = active & ~rows.inequality
-    ineq = active & rows.inequality
-    lam = np.zeros(len(rows.G))
-    x, lam[eq], lam[ineq] = _solve_rows(model, q, A, b, rows.G[eq], rhs[eq], rows.G[ineq], rhs[ineq], what,
-                                        lambda: check_constraint_set(model, rows, eq))
-    return x, lam
-
-
-def _solve_rows(model, q, A, b, G, r_G, C, r_C, what, redundant=None):
-    """``A x = b + G^T lam_G + C^T lam_C`` with ``G x = r_G``, ``C x >= r_C`` and ``lam_C >= 0``.
-
-    The constrained solve of the library (Eq. 2.106-2.112, at the acceleration or the velocity
-    level): the KKT solve with the equality rows, and, when that violates an inequality row
-    (one that must push), the QP of Eq. (2.112) (:func:`_inequality_qp`). Shared by
-    :func:`constrained_dynamics`, the Euler step and BISP's contact stage
-    (:func:`redmax_edu.contact.bisp_step`). A singular KKT matrix calls ``redundant()`` (which
-    raises a ValueError naming a redundant constraint, if that is why) and then raises a
-    :class:`SingularMassMatrixError` about ``what``. Returns ``x, lam_G, lam_C``.
-    """
-    k = len(G)
-    K = np.block([[A, -G.T], [G, np.zeros((k, k))]])
-    try:
-        sol = np.linalg.solve(K, np.concatenate([b, r_G]))
-    except np.linalg.LinAlgError:
-        if redundant is not None:
-            redundant()
-        raise SingularMassMatrixError(_explain_singular(model, q, what)) from None
-    x, lam_G, lam_C = sol[:len(b)], sol[len(b):], np.zeros(len(C))
-    if _violates(C, x, r_C):
-        x, lam_G, lam_C = _inequality_qp(A, b, G, r_G, C, r_C)
-    if not np.isfinite(x).all():
-        raise SingularMassMatrixError(_explain_singular(model, q, what))
-    return x, lam_G, lam_C
-
-
-def _violates(C, x, r_C):
-    """Whether ``x`` violates a row of ``C x >= r_C`` beyond round-off (``1e-10 (1 + |r_C|)``)."""
-    return bool(len(C)) and bool(np.any(C @ x < r_C - 1e-10 * (1.0 + np.abs(r_C))))
-
-
-#: What the solves say when the active inequalities cannot hold together with the equalities.
-_NO_QP_SOLUTION = ("the constraint QP of Eq. (2.112) has no solution: the active inequalities "
-                   "(joint limits, contacts) contradict the equality constraints")
-
-
-def _inequality_qp(A, b, G, r_G, C, r_C):
-    """The QP of Eq. (2.111)-(2.112): minimise ``x^T A x / 2 - b^T x`` with ``G x = r_G``, ``C x >= r_C``.
-
-    Solved by quadprog (Goldfarb and Idnani's dual active-set method), the dense backend that
-    Part 1's QP library qpsolvers offers, called directly: on these small problems it takes
-    tens of microseconds, and qpsolvers' own set-up several times that. Returns ``x`` and the
-    multipliers with ``A x = b + G^T lam_G + C^T lam_C``, ``lam_C >= 0``. ``A`` enters by its
-    symmetric part: a nonsymmetric stiffness (a point spring, Eq. 1.32) makes the step matrix
-    nonsymmetric, and a QP can only see the symmetric part of its objective.
-    """
-    import quadprog
-
-    try:
-        x, _, _, _, lam, _ = quadprog.solve_qp(0.5 * (A + A.T), b, np.vstack([G, C]).T,
-                                               np.concatenate([r_G, r_C]), len(G))
-    except ValueError as err:
-        if "positive definite" in str(err):
-            raise SingularMassMatrixError("the matrix of the constraint QP of Eq. (2.112) is not positive "
-                                          "definite: a stiffness or the step size makes the step unstable; "
-                                          "use a smaller step 'h'") from None
-        raise ValueError(_NO_QP_SOLUTION) from None
-    return x, lam[:len(G)], lam[len(G):]
+    return solve_mass_system(model, q, terms.M, f)
 
 
 def constrained_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
     """Accelerations and constraint forces of a model with constraints (§2.8-2.9, Eq. 2.105-2.113).
 
     Solves ``M_r qddot = f_r + tau + G^T lambda`` with every equality row and every active
-    inequality row of :func:`redmax_edu.constraints.assemble_constraints` at time ``t``,
+    inequality row of :func:`redmax_edu.constrained.assemble_constraints` at time ``t``,
     stabilised by Baumgarte's terms (§1.12):
     ``G qddot = dw/dt - Gdot qdot - 2 alpha (G qdot - w) - beta^2 g`` (``>=`` for inequalities,
     which then make it the QP of Eq. 2.112). A prescribed joint is one such equality, and
@@ -603,16 +410,16 @@ def constrained_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_B
     """
     q, qdot = check_model(model).check_state(q, qdot)
     t, baumgarte = as_scalar(t, "t"), check_baumgarte(baumgarte)
-    return _constrained_dynamics(model, q, qdot, _tau(model, tau), t, baumgarte)
+    return constrained_dynamics_unchecked(model, q, qdot, check_tau(model, tau), t, baumgarte)
 
 
-def _constrained_dynamics(model, q, qdot, tau, t, baumgarte):
+def constrained_dynamics_unchecked(model, q, qdot, tau, t, baumgarte):
     """:func:`constrained_dynamics` of a checked state, ``tau`` (an (nq,) array or None), time and gains."""
     alpha, beta, _ = baumgarte
-    terms = _assemble_checked(model, q, qdot)
+    terms = assemble_unchecked(model, q, qdot)
     rows = assemble_constraints(model, q, qdot, terms.kin, terms.J, terms.Jdot, t)
     f = terms.f if tau is None else terms.f + tau
-    x, lam = _solve_constrained(model, q, terms.M, f, rows, rows.acceleration_rhs(qdot, alpha, beta),
+    x, lam = solve_constrained(model, q, terms.M, f, rows, rows.acceleration_rhs(qdot, alpha, beta),
                                 "the KKT matrix of M_r and the constraint rows (Eq. 2.110)", rows.active)
     return ConstrainedSolution(x, lam, rows)
 
@@ -636,7 +443,7 @@ def inverse_dynamics(model, q, qdot, qddot):
     return terms.M @ qddot - terms.f
 
 
-def _energies(model, q, qdot, kin):
+def energies_unchecked(model, q, qdot, kin):
     """``(T, V)`` from one forward sweep ``kin`` at ``(q, qdot)``: the shared core of the energies."""
     phi = kin.phi
     T = 0.5 * float(np.einsum("ni,nij,nj->", phi, model.spatial_inertias, phi))
@@ -701,10 +508,10 @@ def energies(model, q, qdot):
     (4.02, 0.0)
     """
     q, qdot = check_model(model).check_state(q, qdot)
-    return _energies(model, q, qdot, _forward_kinematics(model, q, qdot))
+    return energies_unchecked(model, q, qdot, forward_kinematics_unchecked(model, q, qdot))
 
 
-def _euler_system(model, terms, h, tau):
+def euler_system(model, terms, h, tau):
     """``A qdot1 = b`` of Eq. (2.86) from an assembly with derivatives: ``A = M_r - h df/dqdot - h^2 df/dq``,
     ``b = M_r qdot0 + h (f_r + tau - df/dqdot qdot0)``."""
     A = terms.M - h * terms.dfdv - h * h * terms.dfdq
@@ -735,7 +542,7 @@ def linearly_implicit_euler_step(model, q, qdot, h, tau=None, *, t=0.0, baumgart
     of Eq. (2.106)-(2.108) and (2.114): the rows at the start of the step, at time ``t``, with
     ``G qdot1 = w + h dw/dt - gamma g`` (velocity-level Baumgarte with
     ``gamma = baumgarte[2]``; ``>=`` for inequalities, which make it a QP when one of them
-    must push; see :meth:`redmax_edu.constraints.ConstraintRows.velocity_rhs`).
+    must push; see :meth:`redmax_edu.constrained.ConstraintRows.velocity_rhs`).
 
     Examples
     --------
@@ -750,98 +557,25 @@ def linearly_implicit_euler_step(model, q, qdot, h, tau=None, *, t=0.0, baumgart
     """
     h = as_scalar(h, "h", minimum=0.0, strict=True)
     q, qdot = check_model(model).check_state(q, qdot)
-    return _euler_step(model, q, qdot, h, _tau(model, tau), as_scalar(t, "t"), check_baumgarte(baumgarte))
+    return euler_step_unchecked(model, q, qdot, h, check_tau(model, tau), as_scalar(t, "t"),
+                                check_baumgarte(baumgarte))
 
 
-def _euler_step(model, q, qdot, h, tau=None, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
+def euler_step_unchecked(model, q, qdot, h, tau=None, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
     """:func:`linearly_implicit_euler_step` of a checked state, step, ``tau`` (an (nq,) array or None),
     time and gains."""
-    terms = _assemble_checked(model, q, qdot, derivatives=True)
-    A, b = _euler_system(model, terms, h, tau)
+    terms = assemble_unchecked(model, q, qdot, derivatives=True)
+    A, b = euler_system(model, terms, h, tau)
     what = f"the matrix M_r - h df/dqdot - h^2 df/dq of the step h = {h:g}"
     if model.constraints:
         rows = assemble_constraints(model, q, qdot, terms.kin, terms.J, terms.Jdot, t)
-        qdot1, _ = _solve_constrained(model, q, A, b, rows, rows.velocity_rhs(h, baumgarte[2]),
+        qdot1, _ = solve_constrained(model, q, A, b, rows, rows.velocity_rhs(h, baumgarte[2]),
                                       f"the KKT matrix of {what[4:]} and the constraint rows (Eq. 2.106)",
                                       np.ones(len(rows.G), dtype=bool))
     else:
-        qdot1 = _solve_checked(model, q, A, b, what)
+        qdot1 = solve_mass_system(model, q, A, b, what)
     q1 = q + h * qdot1
     if not np.isfinite(q1).all():
         raise ValueError(f"the step h = {h:g} overflowed the coordinates (q + h qdot is not finite); "
                          "use a smaller step 'h'")
     return q1, qdot1
-
-
-def hyper_reduce(J_mr, Jdot_mr, J_rR, Jdot_rR=None):
-    """Chain a further Jacobian onto ``J_mr`` (§2.6, Eq. 2.88-2.89).
-
-    With ``qdot_r = J_rR qdot_R``, returns ``J_mR = J_mr J_rR`` and
-    ``Jdot_mR = Jdot_mr J_rR + J_mr Jdot_rR``; the hyper-reduced equations of motion
-    (Eq. 2.90) are then Eq. (2.19) with these in place of ``J_mr``, ``Jdot_mr``.
-
-    Examples
-    --------
-    Two joint speeds driven by one coordinate: ``qdot_r = (1, 1) qdot_R``.
-
-    >>> J_mR, Jdot_mR = hyper_reduce(np.eye(2), np.zeros((2, 2)), [[1.0], [1.0]])
-    >>> J_mR.ravel(), Jdot_mR.ravel()
-    (array([1., 1.]), array([0., 0.]))
-    """
-    J_rR = np.asarray(J_rR, dtype=float)
-    if J_rR.ndim != 2 or J_rR.shape[0] != J_mr.shape[1]:
-        raise ValueError(f"argument 'J_rR' must have {J_mr.shape[1]} rows (one per reduced "
-                         f"coordinate), got shape {J_rR.shape}")
-    J_mR = J_mr @ J_rR
-    Jdot_mR = Jdot_mr @ J_rR
-    if Jdot_rR is not None:
-        Jdot_mR = Jdot_mR + J_mr @ np.asarray(Jdot_rR, dtype=float)
-    return J_mR, Jdot_mR
-
-
-def hyper_reduced_dynamics(model, J_rR, q, qdot, tau_R=None):
-    """Accelerations of hyper-reduced coordinates with a constant ``J_rR`` (§2.6, Eq. 2.90).
-
-    The model's coordinates follow ``q = q_0 + J_rR q_R`` (so ``qdot = J_rR qdot_R`` and
-    ``Jdot_rR = 0``); Eq. (2.90) is then ``(J_rR^T M_r J_rR) qddot_R = J_rR^T f_r + tau_R``.
-
-    Parameters
-    ----------
-    model : Model
-    J_rR : array_like, shape (nq, nR)
-        Full column rank.
-    q, qdot : array_like, shape (nq,)
-        The model's coordinates and velocities; ``qdot`` must lie in the range of ``J_rR``.
-    tau_R : array_like, shape (nR,), optional
-        Generalised forces on the hyper-reduced coordinates.
-
-    Returns
-    -------
-    ndarray, shape (nR,)
-
-    Examples
-    --------
-    Two equal hinges driven as one coordinate: the result is the (common) angular acceleration.
-
-    >>> from redmax_edu.joints import Revolute
-    >>> from redmax_edu.model import Body, Model
-    >>> T = np.eye(4); T[2, 3] = -0.5
-    >>> link = dict(joint=Revolute([0, 1, 0]), T_joint_body=T, mass=1.0, inertia=np.eye(3) * 0.1)
-    >>> top = np.eye(4); top[2, 3] = -1.0
-    >>> model = Model([Body("a", -1, T_parent_joint=np.eye(4), **link),
-    ...                Body("b", 0, T_parent_joint=top, **link)])
-    >>> hyper_reduced_dynamics(model, [[1.0], [1.0]], [0.3, 0.3], [0.0, 0.0]).shape
-    (1,)
-    """
-    J_rR = as_array(J_rR, None, "J_rR")
-    if J_rR.ndim != 2 or J_rR.shape[0] != model.nq:
-        raise ValueError(f"argument 'J_rR' must have shape ({model.nq}, nR), got {J_rR.shape}")
-    q, qdot = check_model(model).check_state(q, qdot)
-    qdot_R = np.linalg.lstsq(J_rR, qdot, rcond=None)[0]
-    if np.abs(J_rR @ qdot_R - qdot).max() > 1e-9 * max(1.0, np.abs(qdot).max()):
-        raise ValueError("argument 'qdot' is not of the form J_rR @ qdot_R: the state leaves the "
-                         "hyper-reduced coordinates")
-    tau_R = np.zeros(J_rR.shape[1]) if tau_R is None else as_array(tau_R, (J_rR.shape[1],), "tau_R")
-    terms = _assemble_checked(model, q, qdot)
-    return _solve_checked(model, q, J_rR.T @ terms.M @ J_rR, J_rR.T @ terms.f + tau_R,
-                          "J_rR^T M_r J_rR (is J_rR of full column rank?)")

@@ -17,24 +17,15 @@ the new time. A :class:`Stencil` holds the numbers ``c``, ``a_j``, ``a_v``, ``b_
 
 States are numbered in the order they are solved for: 0 is the initial state, then every
 solve adds one (for SDIRK2 and the first step of BDF2 the stage ``q^(alpha)`` comes before
-``q^(1)``). For one solve,
-
-``step_residual(model, stencil, q_new, positions, v=None, tau=None)`` -> :class:`StepResidual`
-    with ``g`` (nq,), ``H = dg/dq_new`` (nq, nq) (Eq. 3.65, 3.69, 3.74, 3.80:
-    ``H = M + dM/dq (q_new - sum_j a_j q_j - a_v h v) - c h b_new D - c h^2 K``), and the
-    blocks ``dg_dq[j] = -a_j M - c h b_j D`` for every earlier state j of the stencil (the state
-    0 among them: that is ``dg/dq0``), ``dg_dv = -a_v h M - c h^2 b_v D`` (``dg/dqdot0`` when the
-    anchor is the initial state) and ``dg_dtau = -c h^2 1``. ``positions[j]`` is ``q_j``.
-
+``q^(1)``). :func:`step_residual` gives one solve's residual ``g``, its Jacobian ``H`` and the
+blocks ``dg_dq[j]``, ``dg_dv``, ``dg_dtau`` of Eq. (3.65), (3.69), (3.74), (3.80).
 :func:`redmax_edu.integrators.simulate` with ``method="bdf1" | "sdirk2" | "bdf2"`` returns a
 Trajectory whose ``implicit`` attribute is an :class:`ImplicitRun`: the positions of every
 state (``q``, stages included), the anchors' velocities, and one :class:`NewtonSolve` per
-solve with its stencil, its Newton history (residual per iteration, step lengths), the LU
-factors of ``H`` at the solution (``lu``, for ``scipy.linalg.lu_solve``), the residual record
-there (so the blocks above without recomputation) and, with constraints, the active rows,
-their multipliers and whether the active set changed in the step. With per-step controls
-(``tau`` of shape (n_steps, nq)) row ``stencil.step`` is the ``tau`` of a solve, so
-``d g / d tau_k = -c h^2 1`` for every solve of step k.
+solve with its stencil, its Newton history, the LU factors of ``H`` at the solution (``lu``,
+for ``scipy.linalg.lu_solve``), the residual record there and, with constraints, the active
+rows, their multipliers and whether the active set changed in the step. With per-step controls
+(``tau`` of shape (n_steps, nq)) row ``stencil.step`` is the ``tau`` of a solve.
 
 **The schemes (alpha = (2 - sqrt 2) / 2)**
 
@@ -63,7 +54,7 @@ shrinks), and the solve has converged when it is at most ``newton_tol`` (default
 m/s), or when the Newton step has fallen to round-off (``16 eps (1 + |q|_inf)``) with the
 residual within 1e3 of the tolerance (if no step length passes the Armijo test, the trial with
 the smallest residual is taken). A solve that has not converged after ``max_newton``
-iterations raises :class:`~redmax_edu.integrators.SimulationError` with the time, the step and
+iterations raises :class:`~redmax_edu.simulation.SimulationError` with the time, the step and
 the residual.
 
 **Constraints (§2.8-2.9)**
@@ -115,8 +106,22 @@ import numpy as np
 from scipy.linalg import lu_factor
 
 from ._validate import as_real
-from .derivatives import _terms
-from .dynamics import SingularMassMatrixError, _explain_singular, singular_joints
+from .constrained import constraint_rows
+from .derivatives import dynamics_derivatives_unchecked
+from .simulation import (
+    DEFAULT_MAX_NEWTON,
+    DEFAULT_NEWTON_TOL,
+    Recorder,
+    SimulationError,
+    advance,
+    check_finite,
+    fixed_steps,
+    positive,
+    progress_bar,
+    reparameterize_state,
+    whole_number,
+)
+from .singularity import SingularMassMatrixError, explain_singular, singular_joints
 
 __all__ = ["ALPHA", "SCHEMES", "Stencil", "StepResidual", "NewtonSolve", "ImplicitRun", "scheme_stencils",
            "step_residual", "DEFAULT_NEWTON_TOL", "DEFAULT_MAX_NEWTON"]
@@ -126,12 +131,6 @@ ALPHA = (2.0 - np.sqrt(2.0)) / 2.0
 
 #: The implicit schemes :func:`redmax_edu.integrators.simulate` accepts.
 SCHEMES = ("bdf1", "sdirk2", "bdf2")
-
-#: Newton has converged when ``|g|_inf / (h max_i M_ii)`` (rad/s or m/s) is at most this.
-DEFAULT_NEWTON_TOL = 1e-10
-
-#: Newton iterations allowed per solve before the step is reported as failed.
-DEFAULT_MAX_NEWTON = 25
 
 #: Line search: Armijo constant and smallest step length.
 _ARMIJO = 1e-4
@@ -230,7 +229,8 @@ class StepResidual:
     g : ndarray, shape (nq,)
         The residual (without constraint forces).
     H : ndarray, shape (nq, nq)
-        ``dg/dq_new`` (Eq. 3.65, 3.69, 3.74, 3.80).
+        ``dg/dq_new = M + dM/dq (q_new - sum_j a_j q_j - a_v h v) - c h b_new D - c h^2 K``
+        (Eq. 3.65, 3.69, 3.74, 3.80).
     M, D, K : ndarray, shape (nq, nq)
         The mass matrix and ``df/dqdot``, ``df/dq`` (Eq. 3.58) at ``(q, qdot)``.
     """
@@ -497,7 +497,7 @@ def scheme_stencils(scheme, h, n_steps, t0=0.0):
 def _residual(free, stencil, q_new, positions, v, tau):
     """:func:`step_residual` of checked arguments; ``free`` is the model without constraints."""
     qdot = stencil.velocity(q_new, positions, v)
-    d = _terms(free, q_new, qdot)
+    d = dynamics_derivatives_unchecked(free, q_new, qdot)
     s = stencil
     x = s.inertial(q_new, positions, v)
     F = d.f if tau is None else d.f + tau
@@ -591,8 +591,6 @@ class _Step:
 
 
 def _fail(step, message):
-    from .integrators import SimulationError
-
     s = step.stencil
     where = f" (SDIRK2 stage {s.stage})" if s.stage != "step" else ""
     raise SimulationError(f"{s.scheme.upper()} Newton solve failed in step {s.step + 1}{where}, "
@@ -600,7 +598,7 @@ def _fail(step, message):
 
 
 def _singular(step, q, what):
-    raise SingularMassMatrixError(_explain_singular(step.model, q, what))
+    raise SingularMassMatrixError(explain_singular(step.model, q, what))
 
 
 def _evaluate(step, q):
@@ -685,8 +683,6 @@ def _newton(step, q, mask):
 
 def _rows_at(step, q):
     """The model's constraint rows at position q, with the solve's velocity and time."""
-    from .constraints import constraint_rows
-
     return constraint_rows(step.model, q, step.stencil.velocity(q, step.positions, step.v), step.stencil.t)
 
 
@@ -745,26 +741,30 @@ def _tau_at(tau_fn, per_step):
     return lambda step, t: tau_fn(t)
 
 
-def _integrate_implicit(model, q, qdot, t0, n_steps, h, stride, tau_fn, per_step, scheme, progress,
-                        reparameterize, newton_tol, max_newton):
-    """The fixed-step loop of the implicit schemes; returns a Trajectory with its :class:`ImplicitRun`."""
-    from .integrators import _advance, _check_finite, _progress_bar, _Recorder, _reparameterize
-
+def integrate(run, h, sample_dt=None, newton_tol=DEFAULT_NEWTON_TOL, max_newton=DEFAULT_MAX_NEWTON):
+    """Integrate a :class:`redmax_edu.simulation.Start` with the scheme ``run.method`` and step ``h``;
+    the arguments as in :func:`redmax_edu.integrators.simulate`. Returns a Trajectory with its
+    :class:`ImplicitRun`."""
+    h, n_steps, stride = fixed_steps(run, h, sample_dt)
+    per_step = None if run.controls is None else as_real(run.controls, (n_steps, run.model.nq), "tau")
+    newton_tol, max_newton = positive(newton_tol, "newton_tol"), whole_number(max_newton, "max_newton", 1000)
+    model, q, qdot, t0, scheme = run.model, run.q, run.qdot, run.t0, run.method
+    reparameterize = run.reparameterize
     charts = any(b.joint.has_charts for b in model.bodies)
     if charts and singular_joints(model, q) and not reparameterize:
-        raise SingularMassMatrixError(_explain_singular(model, q, "the mass matrix at the initial state"))
-    tau_at = _tau_at(tau_fn, per_step)
+        raise SingularMassMatrixError(explain_singular(model, q, "the mass matrix at the initial state"))
+    tau_at = _tau_at(run.tau, per_step)
     builder = _Stencils(scheme, h, t0)
     Q, V, models, anchors = [q], [qdot], [model], {0: qdot}
     solves, restarts, switches = [], [], []
     free, active, nfev = _free(model), None, 0
-    rec = _Recorder()
+    rec = Recorder()
     rec.add(t0, q, qdot, model)
-    with _progress_bar(progress, n_steps * h, scheme) as bar:
+    with progress_bar(run.progress, n_steps * h, scheme) as bar:
         for k in range(n_steps):
             n = builder.last
             if reparameterize and charts:  # at the start of every step, as the explicit methods do
-                new, qn, vn, changed = _reparameterize(models[n], Q[n], V[n])
+                new, qn, vn, changed = reparameterize_state(models[n], Q[n], V[n])
                 if changed:                # a new anchor in the new chart (see the module docstring)
                     switches.append(builder.t[n])
                     index = builder.restart(builder.t[n])
@@ -782,14 +782,14 @@ def _integrate_implicit(model, q, qdot, t0, n_steps, h, stride, tau_fn, per_step
                 solve = _solve(step, guess)
                 nfev += step.evaluations
                 active = solve.active
-                _check_finite(stencil.t, np.concatenate([solve.q, solve.qdot]), scheme)
+                check_finite(stencil.t, np.concatenate([solve.q, solve.qdot]), scheme)
                 solves.append(solve)
                 Q.append(solve.q)
                 V.append(solve.qdot)
                 models.append(model)
             if (k + 1) % stride == 0:
                 rec.add(builder.t[-1], Q[-1], V[-1], model)
-            _advance(bar, h)
-    run = ImplicitRun(scheme, h, np.array(builder.t), np.array(Q), tuple(models), anchors, tuple(solves),
-                      tuple(restarts))
-    return rec.trajectory(scheme, h, n_steps, nfev, switches, implicit=run)
+            advance(bar, h)
+    record = ImplicitRun(scheme, h, np.array(builder.t), np.array(Q), tuple(models), anchors, tuple(solves),
+                         tuple(restarts))
+    return rec.trajectory(scheme, h, n_steps, nfev, switches, implicit=record)

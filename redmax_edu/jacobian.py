@@ -18,13 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import as_columns
-from .kinematics import _forward_kinematics, _tree, forward_kinematics, joint_twist_adjoints
+from .deformable import node_jacobians
+from .kinematics import forward_kinematics, forward_kinematics_unchecked, joint_twist_adjoints, tree_constants
 from .lie import ad_unchecked, adjoint_unchecked, inv_se3_unchecked
 from .model import check_model
 
 __all__ = ["jacobian", "jacobian_and_derivative", "fill_jacobian", "jacobian_product",
            "jacobian_transpose_product", "JacobianDerivatives", "fill_jacobian_derivatives",
-           "jacobian_dq", "jacobian_derivatives"]
+           "jacobian_dq", "jacobian_derivatives", "node_kinematics"]
 
 
 def _parent_adjoint_rates(model, kin):
@@ -33,7 +34,7 @@ def _parent_adjoint_rates(model, kin):
     ``kin`` must carry the twists; for a root the parent twist is the world's, zero.
     """
     ad_phi = ad_unchecked(kin.phi)
-    ad_parent = np.concatenate([ad_phi, _ZERO6])[_tree(model).parents]  # a root's parent (the world) rests
+    ad_parent = np.concatenate([ad_phi, _ZERO6])[tree_constants(model).parents]  # a root's parent: the world
     return -ad_phi @ kin.A_ip + kin.A_ip @ ad_parent
 
 
@@ -60,7 +61,7 @@ def fill_jacobian(model, kin, with_derivative=False):
     True
     """
     n, nq = model.n, model.nq
-    tree, A_ip = _tree(model), kin.A_ip
+    tree, A_ip = tree_constants(model), kin.A_ip
     A_ij = tree.A_ij
     J = np.zeros((n, 6, nq), A_ip.dtype)                       # complex under the complex step
     if with_derivative:
@@ -343,7 +344,7 @@ def fill_jacobian_derivatives(model, kin, q, qdot=None):
     else:
         J, Jdot = fill_jacobian(model, kin), None
     Jb = J.reshape(n, 6, nq)
-    A_ij, A_ip = _tree(model).A_ij, kin.A_ip
+    A_ij, A_ip = tree_constants(model).A_ij, kin.A_ip
     # line 2: every joint's quantities (§3.2), dA/dq and dAdot/dq stacked by coordinate
     dtype = J.dtype
     dA, dAdot = np.zeros((nq, 6, 6), dtype), np.zeros((nq, 6, 6), dtype)
@@ -358,7 +359,7 @@ def fill_jacobian_derivatives(model, kin, q, qdot=None):
     A_inv = adjoint_unchecked(inv_se3_unchecked(Q))                  # A(q_i)^-1 = Ad(Q^-1)
     left = -A_ij @ A_inv                                             # -Ad(E_i_j) A^-1
     right = adjoint_unchecked(model.T_joint_body) @ A_ip             # A^-1 Ad(E_jbar_p) = Ad(E_j_i) Ad(E_i_p)
-    b = _tree(model).owners                                          # the body of each joint coordinate
+    b = tree_constants(model).owners                                 # the body of each joint coordinate
     nr = len(b)
     dA_ip = left[b] @ dA[:nr] @ right[b]                             # Eq. (3.7)
     if with_rate:
@@ -413,7 +414,7 @@ def jacobian_dq(model, q):
     Writeup §3.1. Taught in book/03_differentiable/01_why_analytic.
     """
     q = check_model(model).check_state(q)
-    return fill_jacobian_derivatives(model, _forward_kinematics(model, q), q).dJ_dq
+    return fill_jacobian_derivatives(model, forward_kinematics_unchecked(model, q), q).dJ_dq
 
 
 def jacobian_derivatives(model, q, qdot):
@@ -446,4 +447,32 @@ def jacobian_derivatives(model, q, qdot):
     Writeup §3.1. Taught in book/03_differentiable/01_why_analytic.
     """
     q, qdot = check_model(model).check_state(q, qdot)
-    return fill_jacobian_derivatives(model, _forward_kinematics(model, q, qdot), q, qdot)
+    return fill_jacobian_derivatives(model, forward_kinematics_unchecked(model, q, qdot), q, qdot)
+
+
+def node_kinematics(model, q, qdot=None):
+    """Positions, velocities, Jacobians and velocity products of every deformable's nodes.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,)
+    qdot : array_like, shape (nq,), optional
+        Default zero.
+
+    Returns
+    -------
+    list of NodeKinematics, one per deformable (``model.deformables`` order)
+
+    Notes
+    -----
+    Eq. (2.94)-(2.95) of a deformable's nodes (:func:`redmax_edu.deformable.node_jacobians`) from one
+    forward sweep and the bodies' Jacobian.
+
+    Taught in book/02_reduced/07_deformable.
+    """
+    qdot = np.zeros(model.nq) if qdot is None else qdot
+    q, qdot = model.check_state(q, qdot)
+    J, Jdot = jacobian_and_derivative(model, q, qdot)
+    E = forward_kinematics(model, q).E_wi
+    return node_jacobians(model, q, qdot, E, (J @ qdot).reshape(model.n, 6), J, Jdot)

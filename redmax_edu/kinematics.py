@@ -72,11 +72,11 @@ def joint_twist_adjoints(model):
            [ 1.,  0.,  0.],
            [ 0.,  0.,  0.]])
     """
-    return _tree(check_model(model)).A_ij
+    return tree_constants(check_model(model)).A_ij
 
 
 @dataclass(frozen=True)
-class _Tree:
+class TreeConstants:
     """Constants of a model's tree that every sweep uses, computed once per (immutable) model."""
 
     A_ij: np.ndarray      # Ad(E_i_j), (n, 6, 6), read-only
@@ -86,8 +86,8 @@ class _Tree:
     owners: np.ndarray    # the body of each joint coordinate, (nr,)
 
 
-def _tree(model):
-    """The :class:`_Tree` of ``model``, cached while the model lives."""
+def tree_constants(model):
+    """The :class:`TreeConstants` of ``model``, cached while the model lives."""
     tree = _TREES.get(model)
     if tree is None:
         A = adjoint_unchecked(inv_se3_unchecked(model.T_joint_body))
@@ -95,7 +95,7 @@ def _tree(model):
         owners = np.repeat(np.arange(model.n), [b.joint.ndof for b in model.bodies])
         for a in (A, parents, zeros, owners):
             a.setflags(write=False)
-        tree = _TREES[model] = _Tree(A, parents, bool((parents >= 0).any()), zeros, owners)
+        tree = _TREES[model] = TreeConstants(A, parents, bool((parents >= 0).any()), zeros, owners)
     return tree
 
 
@@ -120,18 +120,18 @@ def forward_kinematics(model, q, qdot=None):
     """
     check_model(model)
     if qdot is None:
-        return _forward_kinematics(model, model.check_state(q))
-    return _forward_kinematics(model, *model.check_state(q, qdot))
+        return forward_kinematics_unchecked(model, model.check_state(q))
+    return forward_kinematics_unchecked(model, *model.check_state(q, qdot))
 
 
-def _forward_kinematics(model, q, qdot=None):
+def forward_kinematics_unchecked(model, q, qdot=None):
     """:func:`forward_kinematics` of a checked state (float arrays of shape (nq,)).
 
     The sweep itself: the public functions check their arguments once and call this, and so
     do the integrators at every step. Complex ``q`` and ``qdot`` pass through (every joint is
     analytic in its coordinates), which the complex-step checks of Part 3 use.
     """
-    tree = _tree(model)
+    tree = tree_constants(model)
     v = tree.zeros if qdot is None else qdot
     n = model.n
     dtype = np.result_type(q, v)                          # complex q for the complex step (checks.py)

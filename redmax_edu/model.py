@@ -25,6 +25,7 @@ import numpy as np
 from ._validate import ArgumentTypeError, as_instance, as_real, as_sequence, as_transform
 from .constraints import Constraint
 from .deformable import DeformableSpring
+from .friction.patterns import ClosureFriction, JointFriction
 from .inertia import MassProperties
 from .joints import Joint, joint_from_spec
 from .joints.base import check_keys
@@ -191,7 +192,8 @@ class Model:
         lacks is a ValueError naming the constraint).
     friction : sequence of JointFriction and ClosureFriction
         Coulomb friction inside joints and loop-closing hinges (§2.11), at most one per joint
-        (:class:`redmax_edu.contact.JointFriction`, :class:`redmax_edu.contact.ClosureFriction`).
+        (:class:`redmax_edu.friction.patterns.JointFriction`,
+        :class:`redmax_edu.friction.patterns.ClosureFriction`).
         Only linearly implicit Euler simulates it (by bilateral staggered projections). A floor
         contact's friction is its own ``mu``.
 
@@ -343,8 +345,6 @@ class Model:
     def with_constraints(self, constraints):
         """A copy of the model with another list of constraints (§2.8-2.9); its friction is kept
         only if it has none on loop closures (whose indices would no longer match)."""
-        from .contact import ClosureFriction
-
         friction = self.friction if not any(isinstance(f, ClosureFriction) for f in self.friction) else ()
         return Model(self.bodies, self.gravity, self.forces, self.deformables, constraints, friction)
 
@@ -352,16 +352,23 @@ class Model:
         """A copy of the model with another list of joint and closure frictions (§2.11)."""
         return Model(self.bodies, self.gravity, self.forces, self.deformables, self.constraints, friction)
 
+    @property
+    def has_friction(self):
+        """True when stepping needs bilateral staggered projections (§2.11), that is with joint or
+        closure friction, or a floor contact with ``mu > 0``."""
+        return bool(self.friction) or any(getattr(c, "mu", 0.0) > 0 for c in self.constraints)
+
     def reparameterize(self, q, qdot):
         """Let every joint leave a singular chart: returns ``(model, q, qdot)`` (§2.4.5, §2.4.8).
 
         The returned coordinates describe the same poses and body twists; the model changes
         only if a joint changed chart.
         """
-        return self._reparameterize(*self.check_state(q, qdot))
+        return self.reparameterize_unchecked(*self.check_state(q, qdot))
 
-    def _reparameterize(self, q, qdot):
-        """:meth:`reparameterize` of a checked state (float arrays of shape (nq,))."""
+    def reparameterize_unchecked(self, q, qdot):
+        """:meth:`reparameterize` of a checked state (float arrays of shape (nq,)): the integrators
+        call it before every step."""
         q, qdot, model = q.copy(), qdot.copy(), self
         for i, b in enumerate(self.bodies):
             if not b.joint.has_charts:
@@ -385,13 +392,12 @@ def _checked_friction(model, friction):
     """The frictions as a tuple, each checked against the model, at most one per joint or closure."""
     if not friction:
         return ()
-    from .contact import ClosureFriction, JointFriction
-
     seen = set()
     for k, f in enumerate(friction):
         if not isinstance(f, (JointFriction, ClosureFriction)):
             raise ArgumentTypeError(f"argument 'friction': friction[{k}] must be a JointFriction or "
-                                    f"ClosureFriction of redmax_edu.contact, got {type(f).__name__}")
+                                    "ClosureFriction of redmax_edu.friction.patterns, "
+                                    f"got {type(f).__name__}")
         f.check(model)
         key = (type(f), f.body if isinstance(f, JointFriction) else f.constraint)
         if key in seen:

@@ -35,7 +35,7 @@ from ._validate import as_real
 from .derivatives import mass_matrix_derivative
 from .dynamics import mass_matrix
 from .jacobian import fill_jacobian
-from .kinematics import _forward_kinematics
+from .kinematics import forward_kinematics_unchecked
 from .lie import gamma
 from .model import check_model
 from .parameters import parameter_derivatives, parameter_twists
@@ -177,7 +177,7 @@ class EndEffectorTarget(Objective):
         """``x_ee`` (3,) at ``q`` and its Jacobian ``dx_ee/dq = R Gamma(r) J_i`` (3, nq)."""
         check_model(model)
         i = model.index(self.body)
-        kin = _forward_kinematics(model, model.check_state(q))
+        kin = forward_kinematics_unchecked(model, model.check_state(q))
         E = kin.E_wi[i]
         J = fill_jacobian(model, kin).reshape(model.n, 6, model.nq)[i]
         return E[:3, :3] @ self.point + E[:3, 3], E[:3, :3] @ gamma(self.point) @ J
@@ -191,7 +191,7 @@ class EndEffectorTarget(Objective):
         if len(states.params):                  # a length moves the point at fixed q
             model = states.model
             i = model.index(self.body)
-            R = _forward_kinematics(model, states.q[k]).E_wi[i, :3, :3]
+            R = forward_kinematics_unchecked(model, states.q[k]).E_wi[i, :3, :3]
             twists = parameter_twists(model, states.params, states.q[k])[6 * i:6 * i + 6]
             out.dp[...] = self.weight * e @ (R @ gamma(self.point) @ twists)
         return out

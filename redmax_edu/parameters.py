@@ -49,10 +49,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ._validate import as_real
-from .derivatives import _terms
+from .derivatives import dynamics_derivatives_unchecked
 from .jacobian import fill_jacobian, jacobian
 from .joints import Composite, Prismatic
-from .kinematics import _forward_kinematics
+from .kinematics import forward_kinematics_unchecked
 from .lie import ad_unchecked
 from .model import Model, check_model
 
@@ -124,7 +124,7 @@ def _as_parameter(spec, k):
     return p
 
 
-def _resolve(model, params):
+def resolve_parameters(model, params):
     """The parameters checked against the model: a list of :class:`_Resolved`."""
     check_model(model)
     if isinstance(params, Parameter | str) or not hasattr(params, "__len__"):
@@ -217,7 +217,7 @@ def parameter_values(model, params):
     >>> parameter_values(bob, [("mass", "bob"), ("damping", "bob")])
     array([2. , 0.5])
     """
-    return np.array([_value(model, r) for r in _resolve(model, params)], dtype=float)
+    return np.array([_value(model, r) for r in resolve_parameters(model, params)], dtype=float)
 
 
 def with_parameters(model, params, values):
@@ -241,7 +241,7 @@ def with_parameters(model, params, values):
 
     Writeup §3.5. Taught in book/03_differentiable/05_adjoint and 06_optimisation.
     """
-    resolved = _resolve(model, params)
+    resolved = resolve_parameters(model, params)
     values = as_real(values, (len(resolved),), "values")
     changes = {}                                  # body index -> its new fields: one rebuild per body
     for r, v in zip(resolved, values, strict=True):
@@ -332,7 +332,7 @@ def parameter_twists(model, params, q):
 
     Writeup §3.5. Taught in book/03_differentiable/05_adjoint.
     """
-    resolved = _resolve(model, params)
+    resolved = resolve_parameters(model, params)
     q = model.check_state(q)
     out = np.zeros((6 * model.n, len(resolved)))
     lengths = {k: r.body for k, r in enumerate(resolved) if r.param.kind == "length"}
@@ -378,14 +378,14 @@ def parameter_derivatives(model, params, q, qdot):
 
     Writeup §3.5. Taught in book/03_differentiable/05_adjoint.
     """
-    resolved = _resolve(model, params)
+    resolved = resolve_parameters(model, params)
     if model.constraints:
         raise ValueError("argument 'model' has constraints: the parameter derivatives are those of the "
                          "unconstrained equations M qddot = f + tau (Eq. 3.53)")
     q, qdot = model.check_state(q, qdot)
     nq, npar = model.nq, len(resolved)
     dM, df = np.zeros((nq, nq, npar)), np.zeros((nq, npar))
-    kin = _forward_kinematics(model, q, qdot)
+    kin = forward_kinematics_unchecked(model, q, qdot)
     J, Jdot = fill_jacobian(model, kin, with_derivative=True)
     Jb, Jdb = J.reshape(model.n, 6, nq), Jdot.reshape(model.n, 6, nq)
     lengths = {}
@@ -408,7 +408,7 @@ def parameter_derivatives(model, params, q, qdot):
             lengths[k] = i
     if lengths:
         augmented, qa, qda, orig, slider = _augmented_state(model, q, qdot, lengths.values())
-        d = _terms(augmented, qa, qda)
+        d = dynamics_derivatives_unchecked(augmented, qa, qda)
         for k, i in lengths.items():
             x = slider[i]
             dM[:, :, k] = d.dM_dq[np.ix_(orig, orig, [x])][:, :, 0]

@@ -31,30 +31,26 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import as_array, as_columns, as_index, as_scalar
-from .constraints import (
-    DEFAULT_BAUMGARTE,
-    PrescribedJoint,
-    assemble_constraints,
-    check_baumgarte,
-    check_constraint_set,
-)
-from .dynamics import (
-    _NO_QP_SOLUTION,
+from .constrained import (
+    NO_QP_SOLUTION,
     ConstrainedSolution,
-    SingularMassMatrixError,
-    _explain_singular,
-    _inequality_qp,
-    _joint_forces,
-    _maximal_forces,
-    _tau,
-    _violates,
-    joint_forces,
-    maximal_forces,
-    singular_joints,
+    assemble_constraints,
+    check_constraint_set,
+    inequality_qp,
+    violates,
 )
-from .kinematics import _forward_kinematics, _tree, forward_kinematics, joint_twist_adjoints
+from .constraints import DEFAULT_BAUMGARTE, PrescribedJoint, check_baumgarte
+from .dynamics import (
+    check_tau,
+    joint_forces,
+    joint_forces_unchecked,
+    maximal_forces,
+    maximal_forces_unchecked,
+)
+from .kinematics import forward_kinematics, forward_kinematics_unchecked, joint_twist_adjoints, tree_constants
 from .lie import ad_unchecked
 from .model import check_model
+from .singularity import SingularMassMatrixError, explain_singular, singular_joints
 
 __all__ = ["body_accelerations", "recursive_inverse_dynamics", "recursive_hybrid_dynamics",
            "recursive_forward_dynamics", "recursive_constrained_dynamics", "InverseInertia",
@@ -172,7 +168,7 @@ def _articulated_inertias(model, q, kin, prescribed=(), P_m=None, P_r=None):
     call overhead.
     """
     n, A_ip = model.n, kin.A_ip
-    S = [A.dot(S_j) for A, S_j in zip(_tree(model).A_ij, kin.S, strict=True)]
+    S = [A.dot(S_j) for A, S_j in zip(tree_constants(model).A_ij, kin.S, strict=True)]
     M_hat = model.spatial_inertias.copy()
     if P_m is not None:
         M_hat += P_m                                           # Alg. 10, lines 7 and 9
@@ -349,7 +345,7 @@ def recursive_hybrid_dynamics(model, q, qdot, tau=None, prescribed=None):
     for i, key in chosen.items():
         qddot[model.dofs[i]] = as_array(prescribed[key], (model.bodies[i].joint.ndof,),
                                         f"prescribed[{key!r}]", real=True)
-    qddot, needed = _hybrid(model, q, qdot, tau, _forward_kinematics(model, q, qdot), qddot, chosen)
+    qddot, needed = _hybrid(model, q, qdot, tau, forward_kinematics_unchecked(model, q, qdot), qddot, chosen)
     return qddot, {key: needed[model.dofs[i]] for i, key in chosen.items()}
 
 
@@ -370,8 +366,8 @@ def _hybrid(model, q, qdot, tau, kin, qddot, prescribed=()):
 def _hybrid_forces(model, q, qdot, tau, kin, art, eta, qddot, prescribed):
     """The force half of :func:`_hybrid`, given the articulated inertias ``art`` and velocity
     products ``eta`` (which depend on the state only, not on the forces or prescribed values)."""
-    f = _maximal_forces(model, kin.E_wi, kin.phi).reshape(model.n, 6)
-    f_joint = _joint_forces(model, q, qdot)
+    f = maximal_forces_unchecked(model, kin.E_wi, kin.phi).reshape(model.n, 6)
+    f_joint = joint_forces_unchecked(model, q, qdot)
     applied = f_joint.copy() if tau is None else tau + f_joint
     qddot, out = _hybrid_sweeps(model, art, eta, f, applied, qddot, prescribed)
     return qddot, out - f_joint
@@ -393,7 +389,7 @@ def _velocity_products(model, kin, art, qdot):
     With it ``phidot_i = Ad(E_i_p) phidot_p + S_i qddot_i + eta_i``: summed from the root with
     ``qddot = 0``, the etas give ``Jdot qdot``.
     """
-    tree = _tree(model)
+    tree = tree_constants(model)
     if tree.has_parents:
         S_qdot = np.array([S_i.dot(qdot[s]) for S_i, s in zip(art.S, model.dofs, strict=True)])
     else:                                                      # roots alone: S_i qdot_i is the twist V_i
@@ -425,22 +421,23 @@ def recursive_forward_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=Non
     _check_rigid(model, "recursive_forward_dynamics", "forward_dynamics")
     q, qdot = model.check_state(q, qdot)
     gains = DEFAULT_BAUMGARTE if baumgarte is None else check_baumgarte(baumgarte)
-    return _recursive_forward_dynamics(model, q, qdot, _tau(model, tau), as_scalar(t, "t"), gains)
+    return recursive_forward_dynamics_unchecked(model, q, qdot, check_tau(model, tau), as_scalar(t, "t"),
+                                                gains)
 
 
-def _recursive_forward_dynamics(model, q, qdot, tau=None, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
+def recursive_forward_dynamics_unchecked(model, q, qdot, tau=None, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
     """:func:`recursive_forward_dynamics` of a rigid model at a checked state, ``tau`` (an (nq,)
     array or None), time and gains: the core that ``simulate(method="rk45_recursive")`` calls."""
     if model.constraints:
         return _recursive_constrained_dynamics(model, q, qdot, tau, t, baumgarte).x
-    return _hybrid(model, q, qdot, tau, _forward_kinematics(model, q, qdot), np.zeros(model.nq))[0]
+    return _hybrid(model, q, qdot, tau, forward_kinematics_unchecked(model, q, qdot), np.zeros(model.nq))[0]
 
 
 def recursive_constrained_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
     """Accelerations and constraint forces of a model with constraints, in O(n) per constraint row (§2.12).
 
     The same solution as :func:`redmax_edu.dynamics.constrained_dynamics` (the rows of
-    :func:`redmax_edu.constraints.assemble_constraints` at time ``t``, Baumgarte's terms
+    :func:`redmax_edu.constrained.assemble_constraints` at time ``t``, Baumgarte's terms
     with the gains ``alpha``, ``beta`` of ``baumgarte``), reached without ``M_r`` or ``J``
     (Eq. 2.128-2.134):
 
@@ -459,7 +456,7 @@ def recursive_constrained_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte
        block of ``M_r``: a force on a prescribed joint does not move it.
     3. The multipliers solve the dual problem ``D lambda = rhs - Gbar qddot*`` (Eq. 2.130,
        with the library's sign, ``M_r qddot = f_r + tau + Gbar^T lambda``), ``rhs`` the rows'
-       right-hand side (:meth:`~redmax_edu.constraints.ConstraintRows.acceleration_rhs`). If
+       right-hand side (:meth:`~redmax_edu.constrained.ConstraintRows.acceleration_rhs`). If
        an active inequality then fails, the dual QP of Eq. (2.134), minimise
        ``lambda^T D lambda / 2 - lambda^T (rhs - Gbar qddot*)`` with ``lambda >= 0`` on the
        inequality rows (pushing; Eq. 2.134's ``lambda_C <= 0`` is for the opposite sign of
@@ -488,7 +485,7 @@ def recursive_constrained_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte
 
     Returns
     -------
-    redmax_edu.dynamics.ConstrainedSolution
+    redmax_edu.constrained.ConstrainedSolution
         ``x`` is ``qddot``, ``lam`` one multiplier per row of ``rows`` (zero for an inactive
         inequality), ``generalized_force(k)`` constraint k's force; a prescribed joint's is
         the torque its motion needs.
@@ -515,7 +512,7 @@ def recursive_constrained_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte
     """
     _check_rigid(model, "recursive_constrained_dynamics", "constrained_dynamics")
     q, qdot = model.check_state(q, qdot)
-    return _recursive_constrained_dynamics(model, q, qdot, _tau(model, tau), as_scalar(t, "t"),
+    return _recursive_constrained_dynamics(model, q, qdot, check_tau(model, tau), as_scalar(t, "t"),
                                            check_baumgarte(baumgarte))
 
 
@@ -547,7 +544,7 @@ def _recursive_constrained_dynamics(model, q, qdot, tau, t, baumgarte):
     time and gains."""
     alpha, beta, _ = baumgarte
     native = _native_prescriptions(model)
-    kin = _forward_kinematics(model, q, qdot)
+    kin = forward_kinematics_unchecked(model, q, qdot)
     art = _articulated_inertias(model, q, kin, native)
     eta = _velocity_products(model, kin, art, qdot)
     # the rows: G_m J by Alg. 6, without J; Jdot qdot from Alg. 9's velocity products
@@ -592,9 +589,9 @@ def _dual_multipliers(model, q, rows, sel, G, Y, qddot, rhs):
             lam[eq] = np.linalg.solve(D[np.ix_(eq, eq)], b[eq])
         except np.linalg.LinAlgError:
             check_constraint_set(model, rows, ~rows.inequality)   # names a redundant constraint, if one is
-            raise SingularMassMatrixError(_explain_singular(
+            raise SingularMassMatrixError(explain_singular(
                 model, q, "the Delassus operator G M_r^-1 G^T of the constraint rows (Eq. 2.130)")) from None
-    if not ineq.any() or not _violates(G[ineq], qddot + Y @ lam, rhs[ineq]):
+    if not ineq.any() or not violates(G[ineq], qddot + Y @ lam, rhs[ineq]):
         return lam
     # An inequality that cannot act (its row only moves prescribed joints) takes no part: the
     # solution must satisfy it as it is. Repeated contact rows leave D only semidefinite, which
@@ -608,14 +605,14 @@ def _dual_multipliers(model, q, rows, sel, G, Y, qddot, rhs):
         x = lam[live]
         for _ in range(_PROXIMAL_STEPS):
             x_old = x
-            x, _, _ = _inequality_qp(P + np.diag(W), r + W * x_old, none, np.zeros(0), C, np.zeros(len(C)))
+            x, _, _ = inequality_qp(P + np.diag(W), r + W * x_old, none, np.zeros(0), C, np.zeros(len(C)))
             if np.abs(W * (x - x_old)).max() <= 1e-14 * (1.0 + np.abs(r).max()):
                 break
         lam[live] = x
     residual = G @ (qddot + Y @ lam) - rhs
     scale = 1e-9 * (1.0 + np.abs(rhs))
     if np.any(np.abs(residual[eq]) > scale[eq]) or np.any(residual[ineq] < -scale[ineq]):
-        raise ValueError(_NO_QP_SOLUTION)
+        raise ValueError(NO_QP_SOLUTION)
     return lam
 
 

@@ -106,11 +106,13 @@ differences in tests/unit/test_variational.py.
 
 The residual needs, per control point, only ``p_d = Sbar_d . mu_b``, ``dT/dq_d = mu_b . c_d`` and
 ``dV/dq_d = -Sbar_d . G_b``: one forward sweep (poses, world twists, velocities) and one backward
-sweep (subtree momenta ``mu_b``, inertias, gravity wrenches) per point, O(s n) in all. For the
-Newton direction the linearised DEL are written with *spatial variations* (C.15-C.16): per
-body i and point a, the variation of its pose ``eta_i`` and velocity ``nu_i`` (world frame),
-which obey ``eta_i = eta_p + sum_e Sbar_e dq_e`` and ``nu_i = nu_p + sum_e (c_e dq_e + Sbar_e
-dqdot_e)`` (C.19), and of its subtree's momentum ``Y_i`` and gravity wrench ``Z_i`` (C.22-C.23).
+sweep (subtree momenta ``mu_b``, inertias, gravity wrenches) per point, O(s n) in all (the
+Newton iterates of a step share ``q_k``, whose pose part is computed once: it is the last step's
+final control point). For the Newton direction the linearised DEL are written with *spatial
+variations* (C.15-C.16): per body i and point a, the variation of its pose ``eta_i`` and velocity
+``nu_i`` (world frame), which obey ``eta_i = eta_p + sum_e Sbar_e dq_e`` and
+``nu_i = nu_p + sum_e (c_e dq_e + Sbar_e dqdot_e)`` (C.19), and of its subtree's momentum ``Y_i``
+and gravity wrench ``Z_i`` (C.22-C.23).
 Because the spatial variation of ``Sbar_d`` is zero (C.18), body i's rows of the linearised DEL
 involve only ``Y_i``, ``Z_i``, ``nu_p`` and its own ``dq_i``. The backward pass keeps ``Y_i``,
 ``Z_i`` as affine maps of ``(eta_i, nu_i)`` at all points (the seed's ``D, G, l`` and ``Pi, W,
@@ -147,24 +149,31 @@ later coordinates turn the earlier axes, which adds terms local to the joint.
 Taught in book/05_variational/.
 """
 
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, fields
 
 import numpy as np
 from numpy.polynomial import legendre
 
 from ._validate import as_real
-from .derivatives import _terms
-from .dynamics import (
-    SingularMassMatrixError,
-    _energies,
-    _explain_singular,
-    _solve_checked,
-    mass_matrix,
-    singular_joints,
-)
-from .kinematics import _forward_kinematics
+from .derivatives import dynamics_derivatives_unchecked
+from .dynamics import energies_unchecked, mass_matrix
+from .kinematics import forward_kinematics_unchecked
 from .lie import ad_unchecked, adjoint_unchecked, hat_unchecked, inv_se3_unchecked
 from .model import check_model
+from .simulation import (
+    DEFAULT_MAX_NEWTON,
+    DEFAULT_NEWTON_TOL,
+    Recorder,
+    SimulationError,
+    advance,
+    check_finite,
+    fixed_steps,
+    positive,
+    progress_bar,
+    whole_number,
+)
+from .singularity import SingularMassMatrixError, explain_singular, singular_joints, solve_mass_system
 
 __all__ = ["SCHEMES", "DEL_METHODS", "Quadrature", "lobatto", "DELResidual", "del_residual",
            "newton_direction", "VariationalSolve", "VariationalRun", "discrete_momentum", "velocity",
@@ -326,14 +335,17 @@ def check_variational_model(model):
 
 @dataclass(frozen=True, eq=False)
 class _Spatial:
-    """World-frame kinematics of one state (Seed 003, C.1): per coordinate and per subtree, O(n)."""
+    """World-frame kinematics (Seed 003, C.1): per coordinate and per subtree, O(n).
+
+    Of one state (:func:`_spatial`), or stacked over the control points of a step (:func:`_sweeps`:
+    then every array but ``body`` has a leading point axis).
+    """
 
     body: np.ndarray      # (nq,) the body of each coordinate
     S: np.ndarray         # (nq, 6) world twist Sbar_d of each coordinate
     u: np.ndarray         # (nq, 6) spatial velocity before coordinate d
     w: np.ndarray         # (nq, 6) spatial velocity after coordinate d
     c: np.ndarray         # (nq, 6) c_d = ad(u_d) Sbar_d
-    Sc: np.ndarray        # (nq, 6) ad(Sbar_d) c_d
     mu: np.ndarray        # (n, 6) momentum of each subtree
     MA: np.ndarray        # (n, 6, 6) spatial inertia of each subtree
     Mb: np.ndarray        # (n, 6, 6) spatial inertia of each body alone
@@ -341,74 +353,179 @@ class _Spatial:
     Kg: np.ndarray        # (n, 6, 6) spatial variation of each body's own gravity wrench per eta
     mass: np.ndarray      # (n,) subtree mass
     P: np.ndarray         # (n, 3) subtree first moment sum m_i p_i
+    pose: object          # the :class:`_Pose` of the state(s), stacked (m = 1 for one state)
+
+
+@dataclass(frozen=True, eq=False)
+class _Pose:
+    """What the sweeps take from the poses alone, stacked over states: reused while q is unchanged."""
+
+    S: np.ndarray         # (m, nq, 6) world twists Sbar_d
+    Kg: np.ndarray        # (m, n, 6, 6) spatial variation of each body's gravity wrench
+    own: np.ndarray       # (m, n, 46) each body's own terms of the subtree sums: its spatial inertia
+                          # (36 entries), gravity wrench (6), mass, first moment m p (3)
+
+    def point(self, a):
+        """The pose of state ``a`` alone (m = 1)."""
+        return _Pose(self.S[a:a + 1], self.Kg[a:a + 1], self.own[a:a + 1])
+
+    def then(self, other):
+        """These states followed by ``other``'s."""
+        return _Pose(*(np.concatenate(pair) for pair in ((self.S, other.S), (self.Kg, other.Kg),
+                                                         (self.own, other.own))))
+
+
+@dataclass(frozen=True, eq=False)
+class _Plan:
+    """What the sweeps and the elimination take from the model's tree alone: index arrays over its
+    coordinates (to vectorise over them), and the joints' dampers and springs in the shape they use."""
+
+    body: np.ndarray      # (nq,) the body of each coordinate
+    prev: np.ndarray      # (nq,) the coordinate just before d on the path from the root, nq if none
+    last: np.ndarray      # (n,) the last coordinate on the path to body i, nq if none
+    waves: tuple          # (coordinates, the coordinates before them) by their number on that path,
+                          # root first: index arrays, or slices where contiguous (one per wave in a chain)
+    pair_d: np.ndarray    # (sum k_i^2,) the ordered pairs (d, e) of coordinates of one joint,
+    pair_e: np.ndarray    #   joint by joint, d-major: body i's k x k block is pairs[i]
+    pair_t: np.ndarray    # the index of the transposed pair (e, d)
+    pairs: tuple          # per body, its slice of the pairs
+    later: np.ndarray     # (pairs, 1) e after d
+    earlier: np.ndarray   # (pairs, 1) e before d
+    damping: np.ndarray   # (pairs, 1) the joint damper of d where e = d, else 0
+    stiffness: np.ndarray  # (pairs, 1) the joint spring of d where e = d, else 0
+
+
+_PLANS = weakref.WeakKeyDictionary()
+
+
+def _plan(model):
+    """The :class:`_Plan` of ``model``, cached while the model lives."""
+    plan = _PLANS.get(model)
+    if plan is None:
+        nq = model.nq
+        body, prev = np.empty(nq, dtype=int), np.empty(nq, dtype=int)
+        last = np.full(model.n + 1, nq)                   # [-1]: the world's
+        depth = np.zeros(nq + 1, dtype=int)
+        pair_d, pair_e, pair_t, pairs, start = [], [], [], [], 0
+        for i, (p, s) in enumerate(zip(model.parents, model.dofs, strict=True)):
+            k = s.stop - s.start
+            for d in range(s.start, s.stop):
+                body[d], prev[d] = i, d - 1 if d > s.start else last[p]
+                depth[d] = depth[prev[d]] + 1
+            last[i] = s.stop - 1 if k else last[p]
+            idx = np.arange(s.start, s.stop)
+            pair_d.append(np.repeat(idx, k))
+            pair_e.append(np.tile(idx, k))
+            pair_t.append(start + np.arange(k * k).reshape(k, k).T.ravel())
+            pairs.append(slice(start, start + k * k))
+            start += k * k
+        waves = tuple((_index(d), _index(prev[d])) for d in (np.flatnonzero(depth[:nq] == j)
+                                                             for j in range(1, depth.max() + 1)))
+        pair_d, pair_e, pair_t = map(np.concatenate, (pair_d, pair_e, pair_t))
+        same = (pair_e == pair_d)[:, None]
+        plan = _PLANS[model] = _Plan(
+            body, prev, last[:-1], waves, pair_d, pair_e, pair_t, tuple(pairs), (pair_e > pair_d)[:, None],
+            (pair_e < pair_d)[:, None], np.where(same, model.damping[pair_d, None], 0.0),
+            np.where(same, model.stiffness[pair_d, None], 0.0))
+    return plan
+
+
+def _index(idx):
+    """An index array as a slice where it is contiguous (numpy's basic indexing costs less)."""
+    if len(idx) and np.array_equal(idx, np.arange(idx[0], idx[0] + len(idx))):
+        return slice(int(idx[0]), int(idx[0]) + len(idx))
+    return idx
 
 
 def _order(model):
     """``before[j, l]``: coordinate l is in an ancestor's joint, or earlier in (or equal to) j's own."""
-    body = np.empty(model.nq, dtype=int)
-    for i, s in enumerate(model.dofs):
-        body[s] = i
+    body = _plan(model).body
     anc = model.ancestors[body]                           # (nq, nq)
     same = body[:, None] == body[None, :]
     idx = np.arange(model.nq)
     return anc & (~same | (idx[None, :] <= idx[:, None]))
 
 
-def _spatial(model, q, v):
-    """The world-frame sweep of a checked state: a :class:`_Spatial` (O(n))."""
-    kin = _forward_kinematics(model, q, v)
-    n, nq = model.n, model.nq
-    body = np.empty(nq, dtype=int)
-    Ad_wj = adjoint_unchecked(kin.E_wj)
-    Ad_wi = adjoint_unchecked(kin.E_wi)
-    Ad_iw = adjoint_unchecked(inv_se3_unchecked(kin.E_wi))
-    vbar = (Ad_wi @ kin.phi[:, :, None])[:, :, 0]
-    S, u, w = np.zeros((nq, 6)), np.zeros((nq, 6)), np.zeros((nq, 6))
-    for i, (p, s) in enumerate(zip(model.parents, model.dofs, strict=True)):
-        body[s] = i
-        cols = Ad_wj[i] @ kin.S[i]
-        acc = vbar[p] if p >= 0 else np.zeros(6)
-        for d in range(s.stop - s.start):
-            S[s.start + d] = cols[:, d]
-            u[s.start + d] = acc
-            acc = acc + cols[:, d] * v[s.start + d]
-            w[s.start + d] = acc
-    Ad_iwT = np.swapaxes(Ad_iw, 1, 2)
-    Mb = Ad_iwT @ model.spatial_inertias @ Ad_iw                          # Ad^-T M Ad^-1
-    MA = Mb.copy()
-    mu = (Mb @ vbar[:, :, None])[:, :, 0]
-    mass = model.spatial_inertias[:, 3, 3].copy()
-    g = model.gravity
-    # a body's own gravity wrench is Ad^-T (0; m R^T g): its spatial variation along eta (world) is
-    # Ad^-T (0; m (R^T g) x omega_body) with omega_body the rotation part of Ad^-1 eta
-    local = np.zeros((n, 6, 6))
-    Rtg = np.swapaxes(kin.E_wi[:, :3, :3], 1, 2) @ g
-    local[:, 3:, :3] = mass[:, None, None] * hat_unchecked(Rtg)
-    Kg = Ad_iwT @ local @ Ad_iw
-    P = mass[:, None] * kin.E_wi[:, :3, 3]
+def _poses(model, Q):
+    """The :class:`_Pose` of checked positions ``Q`` (m, nq): one forward kinematics each, then stacked."""
+    kins = [forward_kinematics_unchecked(model, q) for q in Q]
+    E_wi = np.array([kin.E_wi for kin in kins])                            # (m, n, 4, 4)
+    Ad_wj, Ad_iw = adjoint_unchecked(np.array([[kin.E_wj for kin in kins], inv_se3_unchecked(E_wi)]))
+    S_joint = np.array([np.concatenate(kin.S, axis=1).T for kin in kins])    # (m, nq, 6)
+    S = (Ad_wj[:, _plan(model).body] @ S_joint[..., None])[..., 0]          # Sbar_d = Ad(E_w_joint) S_d
+    Mb = np.swapaxes(Ad_iw, -1, -2) @ model.spatial_inertias @ Ad_iw        # Ad^-T M Ad^-1
+    g, g_hat = model.gravity, hat_unchecked(model.gravity)
+    m = model.spatial_inertias[:, 3, 3, None] + np.zeros((len(Q), model.n, 1))   # the bodies' masses
+    x = m * E_wi[..., :3, 3]
+    # a body's own gravity wrench is Ad^-T (0; m R^T g) = (x x g; m g), x = m p: its spatial variation
+    # along eta (world) is Ad^-T (0; m (R^T g) x omega_body) with omega_body the rotation part of
+    # Ad^-1 eta, which is, in the world frame, Kg eta = (x x (g x omega); m g x omega), eta = (omega; v)
+    Kg = np.zeros(Mb.shape)
+    Kg[..., :3, :3] = hat_unchecked(x) @ g_hat
+    Kg[..., 3:, :3] = m[..., None] * g_hat
+    return _Pose(S, Kg, np.concatenate([Mb.reshape(x.shape[:-1] + (36,)), x @ g_hat, m * g, m, x], axis=-1))
+
+
+def _sweeps(model, Q, V, pose0=None):
+    """The world-frame sweeps of checked states ``Q``, ``V`` (m, nq): one stacked :class:`_Spatial`.
+
+    ``pose0``, a :class:`_Pose` of ``Q[0]`` alone, spares its forward kinematics. After the
+    forward kinematics everything is vectorised over the states, bodies and coordinates, but for
+    a loop along the paths (the velocities) and one over the bodies (the subtree sums).
+    """
+    plan = _plan(model)
+    m, n, nq = len(Q), model.n, model.nq
+    pose = _poses(model, Q) if pose0 is None else pose0.then(_poses(model, Q[1:]))
+    S, Mb = pose.S, pose.own[..., :36].reshape(m, n, 6, 6)
+    # along the path from the root the velocity grows by Sbar_d qdot_d at each coordinate
+    Sv = S * V[..., None]
+    w = np.zeros((m, nq + 1, 6))                                           # [:, nq]: the world, at rest
+    for d, before in plan.waves:
+        w[:, d] = w[:, before] + Sv[:, d]
+    u, vbar = w[:, plan.prev], w[:, plan.last]                             # before d; each body's
+    # the subtree sums, children (later indices) first: inertia, gravity wrench, mass, first moment,
+    # momentum
+    tree = np.concatenate([pose.own, (Mb @ vbar[..., None])[..., 0]], axis=-1)
     for i in range(n - 1, -1, -1):
         p = model.parents[i]
         if p >= 0:
-            MA[p] += MA[i]
-            mu[p] += mu[i]
-            mass[p] += mass[i]
-            P[p] += P[i]
-    G = np.concatenate([_cross(P, g), mass[:, None] * g[None, :]], axis=1)
-    c = _ad_apply(u, S)
-    return _Spatial(body, S, u, w, c, _ad_apply(S, c), mu, MA, Mb, G, Kg, mass, P)
+            tree[:, p] += tree[:, i]
+    MA, G, mu = tree[..., :36].reshape(m, n, 6, 6), tree[..., 36:42], tree[..., 46:]
+    mass, P = tree[..., 42], tree[..., 43:46]
+    return _Spatial(plan.body, S, u, w[:, :nq], _ad_apply(u, S), mu, MA, Mb, G, pose.Kg, mass, P, pose)
+
+
+def _spatial(model, q, v):
+    """The world-frame sweep of a checked state: a :class:`_Spatial` (O(n))."""
+    sp = _sweeps(model, q[None], v[None])
+    return _Spatial(sp.body, *(getattr(sp, f.name)[0] for f in fields(_Spatial)[1:-1]), sp.pose)
+
+
+_CROSS_NEXT, _CROSS_PREV = np.array([1, 2, 0]), np.array([2, 0, 1])
 
 
 def _cross(a, b):
     """``a x b`` for broadcast stacks of 3-vectors (numpy's cross costs more in its axis handling)."""
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return a[..., _CROSS_NEXT] * b[..., _CROSS_PREV] - a[..., _CROSS_PREV] * b[..., _CROSS_NEXT]
+
+
+#: ``ad`` is linear in its twist: ``ad(xi) = sum_j xi_j ad(e_j)``, one (6, 36) matrix product.
+_AD_BASIS = ad_unchecked(np.eye(6)).reshape(6, 36)
+
+
+def _ad(xi):
+    """``ad(xi)`` (..., 6, 6) of a stack of twists (..., 6)."""
+    return (xi @ _AD_BASIS).reshape(xi.shape[:-1] + (6, 6))
 
 
 def _ad_apply(xi, eta):
-    """``ad(xi) eta`` for stacks of twists (..., 6)."""
-    a, b, c, d = xi[..., :3], xi[..., 3:], eta[..., :3], eta[..., 3:]
-    return np.concatenate([_cross(a, c), _cross(a, d) + _cross(b, c)], axis=-1)
+    """``ad(xi) eta`` for broadcast stacks of twists (..., 6)."""
+    return (_ad(xi) @ eta[..., None])[..., 0]
+
+
+def _ad_dual_apply(xi, f):
+    """``ad(xi)^T f`` for broadcast stacks of twists and wrenches (..., 6)."""
+    return (f[..., None, :] @ _ad(xi))[..., 0, :]
 
 
 def _symmetric(lower, before):
@@ -422,7 +539,7 @@ def _kinetic_hessian(sp, before):
     c = sp.c                                                              # c_l = ad(u_l) Sbar_l
     mu = sp.mu[sp.body]
     z = (sp.MA[sp.body] @ _ad_apply(sp.w, sp.S)[:, :, None])[:, :, 0] \
-        - (np.swapaxes(ad_unchecked(sp.S), 1, 2) @ mu[:, :, None])[:, :, 0]
+        - _ad_dual_apply(sp.S, mu)
     return _symmetric(z @ c.T, before)                                    # [j, l] = z_j . c_l
 
 
@@ -458,7 +575,7 @@ class _Point:
 
 def _point(model, q, v, tau):
     """The terms of one control point of a checked state; ``tau`` (nq,) or None."""
-    d = _terms(model, q, v)
+    d = dynamics_derivatives_unchecked(model, q, v)
     sp = _spatial(model, q, v)
     Pq = np.einsum("jki,k->ji", d.dM_dq, v)
     Tq = 0.5 * np.einsum("jki,j,k->i", d.dM_dq, v, v)
@@ -496,6 +613,9 @@ class DELResidual:
     method : str
         ``"dense"`` (assembled from ``M``, ``dM/dq`` and the Hessians) or ``"recursive"`` (the
         O(n) sweeps; :func:`newton_direction` then runs the O(n) elimination).
+    sweeps : internal
+        For ``"recursive"``: the world-frame quantities at the s + 1 control points, which the
+        O(n) Newton direction reads (None for ``"dense"``).
     """
 
     model: object
@@ -508,7 +628,7 @@ class DELResidual:
     jacobian: np.ndarray | None
     scale: float
     method: str
-    sweeps: tuple = ()
+    sweeps: object = None
 
     @property
     def scaled(self):
@@ -519,7 +639,7 @@ class DELResidual:
 def _residual(model, quad, q0, p0, X, h, taus):
     """The dense :func:`del_residual` of checked arguments; ``taus`` a list of s+1 (nq,) arrays or Nones."""
     s, nq = quad.s, model.nq
-    Q = np.vstack([q0[None], X])
+    Q = np.concatenate([q0[None], X])
     V = quad.B @ Q / h
     pts = [_point(model, Q[a], V[a], taus[a]) for a in range(s + 1)]
     r = np.empty((s + 1, nq))
@@ -538,25 +658,29 @@ def _residual(model, quad, q0, p0, X, h, taus):
     return DELResidual(model, quad, h, Q, V, r[:s], r[s], J.reshape(s * nq, s * nq), scale, "dense")
 
 
-def _recursive_residual(model, quad, q0, p0, X, h, taus):
-    """The O(n) :func:`del_residual` (Seed 003, D.3, reconstructed): sweeps only, no matrix."""
+def _recursive_residual(model, quad, q0, p0, X, h, taus, pose0=None, scale=None):
+    """The O(n) :func:`del_residual` (Seed 003, D.3, reconstructed): sweeps only, no matrix.
+
+    ``pose0`` (the :class:`_Pose` of ``q0``) and ``scale`` (``max_i M_ii(q0)``), when known: they
+    are the same for every Newton iterate of a step.
+    """
     s = quad.s
-    Q = np.vstack([q0[None], X])
+    Q = np.concatenate([q0[None], X])
     V = quad.B @ Q / h
-    sweeps = tuple(_spatial(model, Q[a], V[a]) for a in range(s + 1))
-    p = np.array([np.einsum("di,di->d", sp.S, sp.mu[sp.body]) for sp in sweeps])      # Sbar_d . mu_b
-    r = quad.A.T @ p
-    for a, sp in enumerate(sweeps):
-        f = np.einsum("di,di->d", sp.mu[sp.body], sp.c)                              # dT/dq
-        f += np.einsum("di,di->d", sp.S, sp.G[sp.body])                               # -dV/dq
-        f -= model.stiffness * (Q[a] - model.q_rest) + model.damping * V[a]
-        if taus[a] is not None:
-            f = f + taus[a]
-        r[a] += h * quad.w[a] * f
+    sp = _sweeps(model, Q, V, pose0)                           # every array (s + 1, ...)
+    mu = sp.mu[:, sp.body]                                     # mu_b of each coordinate's body
+    p = np.einsum("adi,adi->ad", sp.S, mu)                     # Sbar_d . mu_b
+    f = np.einsum("adi,adi->ad", mu, sp.c)                     # dT/dq
+    f += np.einsum("adi,adi->ad", sp.S, sp.G[:, sp.body])      # -dV/dq
+    f -= model.stiffness * (Q - model.q_rest) + model.damping * V
+    if taus[0] is not None:
+        f = f + np.array(taus)
+    r = quad.A.T @ p + h * quad.w[:, None] * f
     r[0] += p0
-    sp = sweeps[0]
-    scale = float(np.max(np.einsum("di,dij,dj->d", sp.S, sp.MA[sp.body], sp.S)))   # max_i M_ii
-    return DELResidual(model, quad, h, Q, V, r[:s], r[s], None, scale, "recursive", sweeps)
+    if scale is None:
+        S0 = sp.S[0]
+        scale = float(np.max(np.einsum("di,di->d", (sp.MA[0, sp.body] @ S0[..., None])[..., 0], S0)))  # M_ii
+    return DELResidual(model, quad, h, Q, V, r[:s], r[s], None, scale, "recursive", sp)
 
 
 def _taus(tau, quad, t, h, nq):
@@ -680,134 +804,101 @@ def _recursive_direction(res):
     rows of the linearised DEL then give ``dq_i = X_i z_p + x_i`` (a k s x k s solve), and
     substituting makes its contribution to ``Y_p``, ``Z_p`` affine in ``z_p``. Forward pass:
     ``dq_i``, then ``z_i``, from the root out.
+
+    Layout: ``z = (eta^0..eta^s, nu^0..nu^s)`` (Z = 12 (s + 1) entries), and ``(Y^0..Y^s,
+    Z^0..Z^s)`` likewise; an affine map of z is a (., Z + 1) matrix whose last column is its
+    constant. Body i's rows of the DEL are ``(a, d)``, a = 0..s-1 and d its coordinates, its
+    unknowns ``(b - 1, e)``, b = 1..s. Each row and each column of body i's blocks belongs to one
+    coordinate (or to a pair of coordinates of its joint), so all of them are computed for every
+    coordinate at once before the backward pass, which only gathers body i's.
     """
     model, quad, h = res.model, res.quadrature, res.h
-    s, nq = quad.s, model.nq
+    s, nq, n = quad.s, model.nq, model.n
+    plan = _plan(model)
     sw = res.sweeps
     npt = s + 1
-    Z = 12 * npt                                   # z = (eta^0..eta^s, nu^0..nu^s)
-    A, B, w = quad.A, quad.B, quad.w
+    Z = 12 * npt
+    A, B = quad.A, quad.B
+    hw = h * quad.w
+    rows, inner = np.arange(s), np.arange(1, npt)       # the points a < s of the rows, b >= 1 of the unknowns
+    SC = np.array([sw.S, sw.c])                                         # (Sbar_d; c_d), (2, s + 1, nq, 6)
+    adS = _ad_dual_apply(sw.S, np.array([sw.mu, sw.G])[:, :, plan.body])            # ad(Sbar_d)^T (mu_b; G_b)
+    S_ = sw.S.transpose(1, 0, 2)                                                   # (nq, s + 1, 6)
 
-    def eta(a):
-        return slice(6 * a, 6 * a + 6)
+    # per coordinate e and unknown point b, the columns (b - 1, e) of
+    # Tx: z_i = z_p + Tx dq, eta^a += Sbar_e dq_e^a, nu^a += c_e dq_e^a + Sbar_e dqdot_e^a, with
+    #     dqdot^a = sum_b B[a, b] dq^b / h;
+    # fold: -ad(eta_i - eta_p)^T (mu_i; G_i) at the points a >= 1, eta_i - eta_p = sum_e Sbar_e dq_e
+    cols = np.zeros((nq, s, 2, 2, npt, 6))                                         # (e, b - 1, Tx|fold, Z)
+    cols[:, :, 0, 1] = S_[:, None] * B[:, 1:].T[None, :, :, None] / h
+    cols[:, inner - 1, 0, :, inner] += SC[:, 1:].transpose(1, 2, 0, 3)
+    cols[:, inner - 1, 1, :, inner] = adS[:, 1:].transpose(1, 2, 0, 3)
+    cols = cols.reshape(nq, s, 2, Z)
+    # per coordinate d and row point a, the rows (a, d) of body i's DEL: coefficients of (Y^b; Z^b) in
+    # (a) sum_b A[b, a] Sbar_d^b . Y_i^b and (c) h w (c_d . Y_i + Sbar_d . Z_i) at point a, and
+    # their own terms: the nu_p part of (e) -h w (ad(Sbar_d)^T mu) . du_d, with
+    # du_d = nu_p + sum_{e<d} (c_e dq_e + Sbar_e dqdot_e), and the constant, the residual r_d^a
+    coef = np.zeros((nq, s, 2, Z + 1))                                             # (d, a, coef|own, Z + 1)
+    by_z = coef[..., :Z].reshape(nq, s, 2, 2, npt, 6)                              # a view
+    by_z[:, :, 0, 0] = A[:, :s].T[None, :, :, None] * S_[:, None]
+    by_z[:, rows, 0, :, rows] += hw[:s, None, None, None] * SC[::-1, :s].transpose(1, 2, 0, 3)
+    by_z[:, rows, 1, 1, rows] = -hw[None, :s, None] * adS[0, :s].transpose(1, 0, 2)
+    coef[:, :, 1, Z] = res.r.T
+    # per pair (d, e) of one joint, the entries [(a, d), (b - 1, e)] local to the joint, from
+    # mu . ad(Sbar_d) Sbar_e, mu . ad(Sbar_d) c_e and G . ad(Sbar_d) Sbar_e at every point
+    (mSS, mSc), (gSS, _) = np.einsum("xapi,yapi->xypa", adS[:, :, plan.pair_d], SC[:, :, plan.pair_e])
+    later, earlier = plan.later, plan.earlier
+    # (a) the later coordinates' turn of Sbar_d in sum_b A[b, a] Sbar_d^b . Y_i^b:
+    #     A[b, a] mu^b . ad(Sbar_d^b) Sbar_e^b for e > d
+    local = A[1:, :s].T[None] * np.where(later, mSS, 0.0)[:, None, 1:]
+    # (e) the dqdot part of -h w (ad(Sbar_d)^T mu) . du_d, e < d, and (g) the damper -h w d_d dqdot_d
+    through_v = -hw[:s] * (np.where(earlier, mSS[:, :s], 0.0) + plan.damping)
+    local += through_v[:, :, None] * B[None, :s, 1:] / h
+    if s > 1:
+        # at the row's own point a >= 1: the dq part of (e), -h w mu . ad(Sbar_d) c_e for e < d; (d)
+        # -h w mu . ad(Sbar_e) c_d for e >= d; (f) h w G . ad(Sbar_d) Sbar_e for e > d; the spring -h w k_d
+        own = np.where(later, gSS, 0.0) - np.where(earlier, mSc, mSc[plan.pair_t]) - plan.stiffness
+        local[:, inner[:-1], inner[:-1] - 1] += hw[1:s] * own[:, 1:s]
 
-    def nu(a):
-        return slice(6 * (npt + a), 6 * (npt + a) + 6)
-
-    Ymap = np.zeros((model.n, npt, 6, Z))
-    Ycon = np.zeros((model.n, npt, 6))
-    Gmap = np.zeros((model.n, npt, 6, Z))
-    Gcon = np.zeros((model.n, npt, 6))
-    for a in range(npt):
-        Ymap[:, a, :, nu(a)] = sw[a].Mb
-        Gmap[:, a, :, eta(a)] = sw[a].Kg
-    X, x, T = [None] * model.n, [None] * model.n, [None] * model.n
-    for i in range(model.n - 1, -1, -1):
-        dofs = model.dofs[i]
+    # Y_i and Z_i as affine maps of z_i at every point, to begin with Mbar_i nu_i and Kg_i eta_i
+    maps = np.zeros((n, Z, Z + 1))
+    by_z = maps[..., :Z].reshape(n, 2, npt, 6, 2, npt, 6)                          # a view
+    pts = np.arange(npt)
+    by_z[:, 0, pts, :, 1, pts] = sw.Mb
+    by_z[:, 1, pts, :, 0, pts] = sw.Kg
+    X, T = [None] * n, [None] * n
+    for i in range(n - 1, -1, -1):
+        dofs, p = model.dofs[i], model.parents[i]
         k = dofs.stop - dofs.start
-        p = model.parents[i]
+        ks = k * s
+        Tx, fold = cols[dofs].transpose(2, 3, 1, 0).reshape(2, Z, ks)
         if k == 0:
-            Tx = np.zeros((Z, 0))
-            X[i], x[i] = np.zeros((0, Z)), np.zeros(0)
+            X[i] = np.zeros((0, Z + 1))
         else:
-            def col(a, e, k=k):                   # the column of dq_e^(a), a >= 1
-                return (a - 1) * k + e
-
-            ks = k * s
-            # z_i = z_p + Tx dq
-            Tx = np.zeros((Z, ks))
-            for a in range(npt):
-                Sa, ca = sw[a].S[dofs], sw[a].c[dofs]
-                for e in range(k):
-                    if a >= 1:
-                        Tx[eta(a), col(a, e)] += Sa[e]
-                        Tx[nu(a), col(a, e)] += ca[e]
-                    for b in range(1, npt):
-                        Tx[nu(a), col(b, e)] += Sa[e] * B[a, b] / h
-            Rx = np.zeros((ks, ks))
-            Rz = np.zeros((ks, Z))
-            rc = np.zeros(ks)
-            for a in range(s):                    # the rows of body i's coordinates at point a
-                spa = sw[a]
-                mu_a, G_a = spa.mu[i], spa.G[i]
-                Sa = spa.S[dofs]
-                ca = spa.c[dofs]
-                hw = h * w[a]
-                for d in range(k):
-                    row = a * k + d
-                    # (a) sum_b A[b, a] Sbar_d^b . Y_i^b and (b) the later coordinates' turn of Sbar_d
-                    for b in range(npt):
-                        Sdb = sw[b].S[dofs.start + d]
-                        coef = A[b, a] * Sdb
-                        Rz[row] += coef @ Ymap[i, b]
-                        Rx[row] += coef @ Ymap[i, b] @ Tx
-                        rc[row] += coef @ Ycon[i, b]
-                        if b >= 1:
-                            mub = sw[b].mu[i]
-                            for e in range(d + 1, k):
-                                Seb = sw[b].S[dofs.start + e]
-                                Rx[row, col(b, e)] += A[b, a] * mub @ _ad_apply(Sdb, Seb)
-                    # (c) h w (c_d . Y_i + Sbar_d . Z_i) at point a
-                    coefY, coefZ = hw * ca[d], hw * Sa[d]
-                    Rz[row] += coefY @ Ymap[i, a] + coefZ @ Gmap[i, a]
-                    Rx[row] += (coefY @ Ymap[i, a] + coefZ @ Gmap[i, a]) @ Tx
-                    rc[row] += coefY @ Ycon[i, a] + coefZ @ Gcon[i, a]
-                    adS_mu = ad_unchecked(Sa[d]).T @ mu_a
-                    # (e) -h w (ad(Sbar_d)^T mu) . du_d, du_d = nu_p + sum_{e<d} (c_e dq_e + Sbar_e dqdot_e)
-                    Rz[row, nu(a)] -= hw * adS_mu
-                    for e in range(d):
-                        if a >= 1:
-                            Rx[row, col(a, e)] -= hw * adS_mu @ ca[e]
-                        for b in range(1, npt):
-                            Rx[row, col(b, e)] -= hw * adS_mu @ Sa[e] * B[a, b] / h
-                    if a >= 1:
-                        for e in range(d, k):
-                            # (d) -h w mu . ad(Sbar_e) c_d for e >= d
-                            turn = spa.Sc[dofs.start + d] if e == d else _ad_apply(Sa[e], ca[d])
-                            Rx[row, col(a, e)] -= hw * mu_a @ turn
-                        for e in range(d + 1, k):
-                            # (f) h w G . ad(Sbar_d) Sbar_e for e > d
-                            Rx[row, col(a, e)] += hw * G_a @ _ad_apply(Sa[d], Sa[e])
-                        Rx[row, col(a, d)] -= hw * model.stiffness[dofs.start + d]
-                    for b in range(1, npt):        # (g) the damper
-                        Rx[row, col(b, d)] -= hw * model.damping[dofs.start + d] * B[a, b] / h
-                    rc[row] += res.r[a, dofs.start + d]
-            try:
-                lu = np.linalg.solve(Rx, np.column_stack([Rz, rc]))
-            except np.linalg.LinAlgError:
-                raise ValueError(f"the Newton matrix of the DEL is singular in the coordinates of body "
-                                 f"{model.names[i]!r}: try a smaller step 'h'") from None
-            X[i], x[i] = -lu[:, :Z], -lu[:, Z]
+            # body i's rows: Rz (z_p; 1) + Rx dq = 0, so dq = X_i (z_p; 1) = -Rx^-1 Rz
+            cf, own_i = coef[dofs].transpose(2, 1, 0, 3).reshape(2, ks, Z + 1)
+            Rz = cf[:, :Z] @ maps[i]
+            joint = local[plan.pairs[i]].reshape(k, k, s, s).transpose(2, 0, 3, 1).reshape(ks, ks)
+            Rx = Rz[:, :Z] @ Tx + joint
+            Rz += own_i
+            if ks == 1 and Rx[0, 0] != 0:          # one unknown: a division costs a fraction of LAPACK's call
+                X[i] = -Rz / Rx[0, 0]
+            else:
+                try:
+                    X[i] = -np.linalg.solve(Rx, Rz)
+                except np.linalg.LinAlgError:
+                    raise ValueError(f"the Newton matrix of the DEL is singular in the coordinates of body "
+                                     f"{model.names[i]!r}: try a smaller step 'h'") from None
         T[i] = Tx
-        if p >= 0:                                 # body i's subtree into its parent's, in z_p
-            for a in range(npt):
-                # Y_i = Ymap (z_p + Tx dq) + Ycon with dq = X z_p + x; then - ad(eta_i - eta_p)^T mu_i
-                full = Ymap[i, a] @ (np.eye(Z) + Tx @ X[i])
-                const = Ymap[i, a] @ (Tx @ x[i]) + Ycon[i, a]
-                gfull = Gmap[i, a] @ (np.eye(Z) + Tx @ X[i])
-                gconst = Gmap[i, a] @ (Tx @ x[i]) + Gcon[i, a]
-                if a >= 1 and k:
-                    adT = np.swapaxes(ad_unchecked(sw[a].S[dofs]), 1, 2)          # (k, 6, 6)
-                    amu = -(adT @ sw[a].mu[i]).T                                  # (6, k)
-                    aG = -(adT @ sw[a].G[i]).T
-                    sel = X[i][(a - 1) * k:a * k], x[i][(a - 1) * k:a * k]
-                    full = full + amu @ sel[0]
-                    const = const + amu @ sel[1]
-                    gfull = gfull + aG @ sel[0]
-                    gconst = gconst + aG @ sel[1]
-                Ymap[p, a] += full
-                Ycon[p, a] += const
-                Gmap[p, a] += gfull
-                Gcon[p, a] += gconst
+        if p >= 0:                       # body i's subtree into its parent's: z_i = z_p + Tx X_i (z_p; 1)
+            maps[p] += maps[i] + (maps[i, :, :Z] @ Tx - fold) @ X[i]
     dq = np.zeros((s, nq))
-    z = np.zeros((model.n, Z))
+    z = np.zeros((n + 1, Z + 1))                    # (z_i; 1), the last row the world's
+    z[:, Z] = 1.0
     for i, (p, dofs) in enumerate(zip(model.parents, model.dofs, strict=True)):
-        zp = z[p] if p >= 0 else np.zeros(Z)
-        di = X[i] @ zp + x[i]
-        z[i] = zp + T[i] @ di
-        k = dofs.stop - dofs.start
-        if k:
-            dq[:, dofs] = di.reshape(s, k)
+        di = X[i] @ z[p]
+        z[i, :Z] = z[p, :Z] + T[i] @ di
+        dq[:, dofs] = di.reshape(s, -1)
     return dq
 
 
@@ -844,7 +935,7 @@ def velocity(model, q, p):
     check_model(model)
     q = model.check_state(q)
     p = as_real(p, (model.nq,), "p")
-    return _solve_checked(model, q, _mass(model, q), p)
+    return solve_mass_system(model, q, _mass(model, q), p)
 
 
 def energy(model, q, p):
@@ -863,7 +954,7 @@ def energy(model, q, p):
     """
     v = velocity(model, q, p)
     q = model.check_state(q)
-    T, V = _energies(model, q, v, _forward_kinematics(model, q, v))
+    T, V = energies_unchecked(model, q, v, forward_kinematics_unchecked(model, q, v))
     return T + V
 
 
@@ -901,7 +992,7 @@ def momentum_map(model, q, p):
     try:
         return np.linalg.solve(sp.S[s], p[s])             # Sbar_root^T h = p_root
     except np.linalg.LinAlgError:
-        raise SingularMassMatrixError(_explain_singular(model, q, "the root's motion subspace")) from None
+        raise SingularMassMatrixError(explain_singular(model, q, "the root's motion subspace")) from None
 
 
 # --- Newton and the run --------------------------------------------------------------------------
@@ -973,15 +1064,27 @@ class VariationalRun:
 
 
 def _fail(scheme, k, t, message):
-    from .integrators import SimulationError
-
     raise SimulationError(f"{scheme.upper()} Newton solve failed in step {k + 1}, t = {t:.6g} s: {message}")
 
 
-def _solve_step(model, quad, q0, p0, h, t, taus, tol, max_iter, scheme, k, evaluate, velocity0):
-    """Newton on one step's DEL from the predictor ``q0 + c h v0``; returns (DELResidual, residuals)."""
+def _solve_step(model, quad, q0, p0, h, t, taus, tol, max_iter, scheme, k, method, velocity0, pose0=None):
+    """Newton on one step's DEL from the predictor ``q0 + c h v0``; returns (DELResidual, residuals).
+
+    ``pose0``: the :class:`_Pose` of ``q0`` (recursive method), if known; every iterate reuses it
+    and the residual's scale.
+    """
+    def evaluate(X):
+        if method == "dense":
+            return _residual(model, quad, q0, p0, X, h, taus)
+        return _recursive_residual(model, quad, q0, p0, X, h, taus, pose0, scale)
+
+    scale = None
     X = q0[None] + np.outer(quad.c[1:], h * velocity0)
-    res = evaluate(model, quad, q0, p0, X, h, taus)
+    res = evaluate(X)
+    if method != "dense":
+        scale = res.scale
+        if pose0 is None:
+            pose0 = res.sweeps.pose.point(0)
     norms = [res.scaled]
     while norms[-1] > tol:
         if len(norms) > max_iter:
@@ -995,8 +1098,8 @@ def _solve_step(model, quad, q0, p0, h, t, taus, tol, max_iter, scheme, k, evalu
             _fail(scheme, k, t, "the Newton direction is not finite; use a smaller step 'h'")
         X = X + dx
         if singular_joints(model, X[-1]):
-            raise SingularMassMatrixError(_explain_singular(model, X[-1], f"the mass matrix in step {k + 1}"))
-        res = evaluate(model, quad, q0, p0, X, h, taus)
+            raise SingularMassMatrixError(explain_singular(model, X[-1], f"the mass matrix in step {k + 1}"))
+        res = evaluate(X)
         norms.append(res.scaled)
         if np.abs(dx).max() <= _ROUNDOFF * (1.0 + np.abs(X).max()) and norms[-1] <= 1e3 * tol:
             break                                         # converged to round-off
@@ -1012,33 +1115,39 @@ def _velocity(model, q, p, method):
     return inverse_inertia(model, q) @ p
 
 
-def _integrate_variational(model, q, qdot, t0, n_steps, h, stride, tau_fn, per_step, scheme, progress,
-                           newton_tol, max_newton, method="recursive"):
-    """The fixed-step loop of the variational schemes; a Trajectory with its :class:`VariationalRun`."""
-    from .integrators import _advance, _check_finite, _progress_bar, _Recorder
-
+def integrate(run, h, sample_dt=None, newton_tol=DEFAULT_NEWTON_TOL, max_newton=DEFAULT_MAX_NEWTON,
+              method="recursive"):
+    """Integrate a :class:`redmax_edu.simulation.Start` with the scheme ``run.method`` and step ``h``;
+    ``method`` is the arguments' ``del_method``, the others as in
+    :func:`redmax_edu.integrators.simulate`. Returns a Trajectory with its :class:`VariationalRun`."""
+    h, n_steps, stride = fixed_steps(run, h, sample_dt)
+    per_step = None if run.controls is None else as_real(run.controls, (n_steps, run.model.nq), "tau")
+    newton_tol, max_newton = positive(newton_tol, "newton_tol"), whole_number(max_newton, "max_newton", 1000)
+    model, q, qdot, t0, scheme, tau_fn = run.model, run.q, run.qdot, run.t0, run.method, run.tau
     if method not in DEL_METHODS:
         raise ValueError(f"argument 'del_method' must be one of {DEL_METHODS}, got {method!r}")
     check_variational_model(model)
     if singular_joints(model, q):
-        raise SingularMassMatrixError(_explain_singular(model, q, "the mass matrix at the initial state"))
+        raise SingularMassMatrixError(explain_singular(model, q, "the mass matrix at the initial state"))
     quad = lobatto(SCHEMES[scheme])
-    evaluate = _residual if method == "dense" else _recursive_residual
     nq = model.nq
     p = _mass(model, q) @ qdot
     v = qdot
     T, Qs, Ps, solves = [t0], [q], [p], []
-    rec = _Recorder()
+    rec = Recorder()
     rec.add(t0, q, qdot, model)
-    with _progress_bar(progress, n_steps * h, scheme) as bar:
+    pose = None                                           # of q_k, when the last step computed it
+    with progress_bar(run.progress, n_steps * h, scheme) as bar:
         for k in range(n_steps):
             t = t0 + k * h
             tau = per_step[k] if per_step is not None else tau_fn
             taus = _taus(tau, quad, t, h, nq)
             res, norms = _solve_step(model, quad, q, p, h, t, taus, newton_tol, max_newton, scheme, k,
-                                     evaluate, v)
+                                     method, v, pose)
             q, p = res.q[-1].copy(), res.p_next
-            _check_finite(t + h, np.concatenate([q, p]), scheme)
+            if method != "dense":
+                pose = res.sweeps.pose.point(quad.s)       # q_(k+1) is the last control point
+            check_finite(t + h, np.concatenate([q, p]), scheme)
             v = _velocity(model, q, p, method)
             solves.append(VariationalSolve(k, t, res.q, p, norms))
             T.append(t0 + (k + 1) * h)
@@ -1046,7 +1155,7 @@ def _integrate_variational(model, q, qdot, t0, n_steps, h, stride, tau_fn, per_s
             Ps.append(p)
             if (k + 1) % stride == 0:
                 rec.add(T[-1], q, v, model)
-            _advance(bar, h)
-    run = VariationalRun(scheme, quad, h, np.array(T), np.array(Qs), np.array(Ps), tuple(solves))
+            advance(bar, h)
+    record = VariationalRun(scheme, quad, h, np.array(T), np.array(Qs), np.array(Ps), tuple(solves))
     nfev = int(sum(s.iterations + 1 for s in solves))
-    return rec.trajectory(scheme, h, n_steps, nfev, [], variational=run)
+    return rec.trajectory(scheme, h, n_steps, nfev, [], variational=record)

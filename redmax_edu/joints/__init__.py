@@ -26,7 +26,7 @@ Taught in book/02_reduced/04_joints (the interface and simple joints), 04b_euler
 04c_exponential_joints and 04d_composite_spline_joints.
 """
 
-from .base import COMMON_JOINT_KEYS, Joint, check_keys
+from .base import COMMON_JOINT_KEYS, Joint, build_joint
 from .basic import Fixed, Planar, Prismatic, Revolute, Translational
 from .composite import Composite, Free2D, Free3DEuler, Free3DExp
 from .euler import SphericalEuler, Universal
@@ -56,12 +56,4 @@ def joint_from_spec(spec, where="joint", common=COMMON_JOINT_KEYS):
     ...
     ValueError: body 'arm', joint: unknown joint type 'hinge'; known types: ...
     """
-    if not isinstance(spec, dict):
-        raise ValueError(f"{where}: must be a dict with a 'type' field, got {type(spec).__name__}")
-    if "type" not in spec:
-        raise ValueError(f"{where}: missing field 'type'")
-    kind = spec["type"]
-    if not isinstance(kind, str) or kind not in JOINT_TYPES:
-        raise ValueError(f"{where}: unknown joint type {kind!r}; known types: {', '.join(JOINT_TYPES)}")
-    check_keys(spec, tuple(common) + JOINT_TYPES[kind].spec_keys, where)
-    return JOINT_TYPES[kind].from_spec(spec, where)
+    return build_joint(spec, where, JOINT_TYPES, common)

@@ -44,8 +44,8 @@ import numpy as np
 from .._validate import as_array
 from ..lie import ad_unchecked, adjoint_unchecked, hat_unchecked
 
-__all__ = ["Joint", "spec_array", "check_keys", "COMMON_JOINT_KEYS", "SINGULAR_DET", "adjoint_derivative",
-           "adjoint_derivative_stack", "adjoint_dot_derivative_stack"]
+__all__ = ["Joint", "build_joint", "spec_array", "check_keys", "COMMON_JOINT_KEYS", "SINGULAR_DET",
+           "adjoint_derivative", "adjoint_derivative_stack", "adjoint_dot_derivative_stack"]
 
 #: The derivative methods refuse a chart where ``|det S|`` (of the rotational 3x3 block) is
 #: below this value, sqrt(machine epsilon) ~ 1.5e-8. Mathematically S stays smooth through a
@@ -55,9 +55,10 @@ __all__ = ["Joint", "spec_array", "check_keys", "COMMON_JOINT_KEYS", "SINGULAR_D
 #: off the singularity (its switch threshold is far above this one).
 SINGULAR_DET = float(np.sqrt(np.finfo(float).eps))
 
-# [e_k] for k = x, y, z, stacked derivative index last: _GENERATORS[:, :, k] = brac(e_k).
-_GENERATORS = np.moveaxis(hat_unchecked(np.eye(3)), 0, -1)
-_GENERATORS.setflags(write=False)
+#: The generators of so(3), stacked derivative index last: ``GENERATORS[:, :, k] = brac(e_k)``
+#: (k = x, y, z), the derivative of ``brac(w)`` in ``w_k``.
+GENERATORS = np.moveaxis(hat_unchecked(np.eye(3)), 0, -1)
+GENERATORS.setflags(write=False)
 
 
 def adjoint_derivative(Q, dQ):
@@ -131,6 +132,20 @@ def check_keys(spec, allowed, where):
             close = difflib.get_close_matches(str(key), [str(k) for k in allowed], n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise ValueError(f"{where}: unknown field {key!r}{hint} (valid fields: {', '.join(allowed)})")
+
+
+def build_joint(spec, where, types, common):
+    """The joint of scene-format dict ``spec``, one of ``types`` (a dict kind -> class), whose spec
+    may carry the keys ``common`` besides its type's own; errors name ``where``."""
+    if not isinstance(spec, dict):
+        raise ValueError(f"{where}: must be a dict with a 'type' field, got {type(spec).__name__}")
+    if "type" not in spec:
+        raise ValueError(f"{where}: missing field 'type'")
+    kind = spec["type"]
+    if not isinstance(kind, str) or kind not in types:
+        raise ValueError(f"{where}: unknown joint type {kind!r}; known types: {', '.join(types)}")
+    check_keys(spec, tuple(common) + types[kind].spec_keys, where)
+    return types[kind].from_spec(spec, where)
 
 
 def spec_array(spec, key, shape, where, default=None):

@@ -35,12 +35,13 @@ Taught in book/02_reduced/04d_composite_spline_joints.
 import numpy as np
 
 from ..lie import ad_unchecked, adjoint_unchecked, hat_unchecked, inv_se3_unchecked
-from .base import Joint, adjoint_derivative_stack, adjoint_dot_derivative_stack
-from .basic import Planar, Revolute, Translational
-from .euler import SphericalEuler
+from .base import Joint, adjoint_derivative_stack, adjoint_dot_derivative_stack, build_joint
+from .basic import Planar, Prismatic, Revolute, Translational
+from .euler import SphericalEuler, Universal
 from .exponential import SphericalExp
+from .spline import SplineCurve, SplineSurface
 
-__all__ = ["Composite", "Free2D", "Free3DEuler", "Free3DExp"]
+__all__ = ["Composite", "Free2D", "Free3DEuler", "Free3DExp", "SUB_JOINT_TYPES"]
 
 #: Sub-joint kinds a composite may not contain.
 _NOT_ALLOWED = ("fixed", "composite")
@@ -98,6 +99,11 @@ class Composite(Joint):
         starts = np.cumsum([0] + [j.ndof for j in joints])
         self._slices = tuple(slice(a, b) for a, b in zip(starts[:-1], starts[1:], strict=True))
         self.ndof = int(starts[-1])
+
+    @property
+    def slices(self):
+        """``q[slices[i]]`` are the coordinates of sub-joint i."""
+        return self._slices
 
     # --- Eq. (2.53)-(2.58) ----------------------------------------------------------------
     def _chain(self, q, qdot, want_sdot):
@@ -252,8 +258,6 @@ class Composite(Joint):
 
     @classmethod
     def from_spec(cls, spec, where):
-        from . import joint_from_spec  # the registry imports this module
-
         subs = spec.get("joints")
         if not isinstance(subs, list | tuple) or not subs:
             raise ValueError(f"{where}: field 'joints' must be a non-empty list of joint specs, got {subs!r}")
@@ -262,7 +266,7 @@ class Composite(Joint):
             if isinstance(sub, dict) and sub.get("type") in _NOT_ALLOWED:
                 raise ValueError(f"{where}: field 'joints'[{i}] has type {sub['type']!r}; a composite "
                                  f"joint may not contain {' or '.join(_NOT_ALLOWED)} joints")
-            joints.append(joint_from_spec(sub, f"{where}, joints[{i}]", common=("type",)))
+            joints.append(build_joint(sub, f"{where}, joints[{i}]", SUB_JOINT_TYPES, common=("type",)))
         return cls(joints, where)
 
     def __repr__(self):
@@ -433,3 +437,10 @@ class Free3DExp(Composite):
 
     def _Sdot(self, q, qdot):
         return self._evaluate(q, qdot)[2]
+
+
+#: The joint types a composite may chain (every type of the scene format but fixed and composite),
+#: by their ``type``.
+SUB_JOINT_TYPES = {cls.kind: cls for cls in (Revolute, Prismatic, Planar, Translational, Universal,
+                                             SphericalEuler, SphericalExp, Free2D, Free3DEuler, Free3DExp,
+                                             SplineCurve, SplineSurface)}

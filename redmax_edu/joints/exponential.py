@@ -36,7 +36,7 @@ import math
 import numpy as np
 
 from ..lie import exp_so3, hat_unchecked
-from .base import _GENERATORS, SINGULAR_DET, Joint
+from .base import GENERATORS, SINGULAR_DET, Joint
 
 __all__ = ["SphericalExp", "REPARAM_ANGLE", "MAX_ANGLE", "exp_coefficients", "exp_second_derivatives"]
 
@@ -210,10 +210,10 @@ class SphericalExp(Joint):
     def _dS_dq(self, q):
         a, b, da, db = exp_coefficients(q @ q)
         K = hat_unchecked(q)
-        EK, KE = np.einsum("abk,bc->ack", _GENERATORS, K), np.einsum("ab,bck->ack", K, _GENERATORS)
+        EK, KE = np.einsum("abk,bc->ack", GENERATORS, K), np.einsum("ab,bck->ack", K, GENERATORS)
         H = np.zeros((6, 3, 3), dtype=q.dtype)
         # [:, j, k]: column j of -a [e_k] + b ([e_k][q] + [q][e_k]) + 2 q_k (-a' [q] + b' [q]^2)
-        H[:3] = -a * _GENERATORS + b * (EK + KE) + 2 * (-da * K + db * (K @ K))[:, :, None] * q
+        H[:3] = -a * GENERATORS + b * (EK + KE) + 2 * (-da * K + db * (K @ K))[:, :, None] * q
         return H
 
     def _dSdot_dq(self, q, qdot):
@@ -222,14 +222,14 @@ class SphericalExp(Joint):
         dda, ddb = exp_second_derivatives(s)
         K, V = hat_unchecked(q), hat_unchecked(qdot)
         K2 = K @ K
-        EK, KE = np.einsum("abk,bc->ack", _GENERATORS, K), np.einsum("ab,bck->ack", K, _GENERATORS)
-        EV, VE = np.einsum("abk,bc->ack", _GENERATORS, V), np.einsum("ab,bck->ack", V, _GENERATORS)
+        EK, KE = np.einsum("abk,bc->ack", GENERATORS, K), np.einsum("ab,bck->ack", K, GENERATORS)
+        EV, VE = np.einsum("abk,bc->ack", GENERATORS, V), np.einsum("ab,bck->ack", V, GENERATORS)
         # d/dq_k of Sdot = -a V + b (VK + KV) + 2 (q.qdot) (-a' K + b' K^2), term by term:
         along_q = -2 * da * V + 2 * db * (V @ K + K @ V) + 4 * qv * (-dda * K + ddb * K2)  # times q_k
         along_qdot = 2 * (-da * K + db * K2)  # times qdot_k, from d(q.qdot)/dq_k
         G = np.zeros((6, 3, 3), dtype=np.result_type(q, qdot))
         G[:3] = (along_q[:, :, None] * q + along_qdot[:, :, None] * qdot + b * (VE + EV)
-                 + 2 * qv * (-da * _GENERATORS + db * (EK + KE)))
+                 + 2 * qv * (-da * GENERATORS + db * (EK + KE)))
         return G
 
     def _singularity(self, q):

@@ -83,7 +83,7 @@ def _joint_rows(system, E, h, baumgarte):
     return np.vstack(G), np.concatenate(r), np.concatenate(C), owners, worst
 
 
-def _contact_rows(system, E, h, correction):
+def contact_rows(system, E, h, correction):
     """Stacked contact normal rows, pyramid rows, right-hand sides and friction coefficients."""
     N, T, r, mu = [], [], [], []
     for contact in system.contacts:
@@ -158,7 +158,7 @@ def step(system, E, phi, h, method="symplectic", *, baumgarte=0.0, contact_corre
         hard = C == 0
         check_independent_rows(G[hard], [o for o, rigid in zip(owners, hard, strict=True) if rigid])
     if system.contacts:
-        N, T, r_N, mu = _contact_rows(system, E, h, contact_correction)
+        N, T, r_N, mu = contact_rows(system, E, h, contact_correction)
         info.active_contacts = len(N)
         if contact_solver == "pgs":
             if joints is not None:

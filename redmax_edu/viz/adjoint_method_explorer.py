@@ -236,9 +236,9 @@ def adjoint_player(runs, *, steps=None, points=120, height=400):
     """
     from plotly.subplots import make_subplots
 
-    from .interactive import _go
+    from .interactive import plotly_objects
 
-    go = _go()
+    go = plotly_objects()
     points = as_count(points, "points", "samples per curve", MAX_POINTS)
     steps = sorted(runs.runs, reverse=True) if steps is None else [float(h) for h in steps]
     nq = runs.model.nq

@@ -166,9 +166,9 @@ def gain_player(curves, gains, titles, *, prefix="gain (1/s): ", floor=1e-16, he
     """
     from plotly.subplots import make_subplots
 
-    from .interactive import _go
+    from .interactive import plotly_objects
 
-    go = _go()
+    go = plotly_objects()
     colors = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
 
     def data(gain):

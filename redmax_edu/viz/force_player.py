@@ -36,9 +36,9 @@ def force_terms_player(examples, *, height=380):
     """
     from plotly.subplots import make_subplots
 
-    from .interactive import _go
+    from .interactive import plotly_objects
 
-    go = _go()
+    go = plotly_objects()
     if not examples:
         raise ValueError("argument 'examples' must hold at least one force")
     names = list(examples)

@@ -3,14 +3,14 @@ incline, and frictional runs recorded step by step.
 
 * :func:`joint_contact_scene` draws the contact points a joint's geometry places (the
   cylinder of a hinge, the ball of a spherical joint, the box of a slider) with their normal
-  and tangent directions, read from :meth:`redmax_edu.contact.JointFriction.contacts`;
+  and tangent directions, read from :meth:`redmax_edu.friction.patterns.JointFriction.contacts`;
   :func:`joint_contact_figure` puts several side by side.
 * :func:`incline_box` slides Part 1's box down an incline in maximal coordinates, stepped by
-  staggered projections (Algorithm 7, :func:`redmax_edu.contact.staggered_projections`) or by
+  staggered projections (Algorithm 7, :func:`redmax_edu.friction.staggered.staggered_projections`) or by
   Part 1's own solvers, for comparison.
 * :func:`frictional_steps` runs a reduced model with friction by BISP
-  (:func:`redmax_edu.contact.frictional_euler_step`) and keeps every step's
-  :class:`~redmax_edu.contact.BISPInfo` (normal and friction impulses, their bounds, the
+  (:func:`redmax_edu.friction.bisp.frictional_euler_step`) and keeps every step's
+  :class:`~redmax_edu.friction.bisp.BISPInfo` (normal and friction impulses, their bounds, the
   iterations), which :func:`redmax_edu.integrators.simulate` does not record;
   :func:`joint_sticks` says at which samples each joint sticks.
 
@@ -23,11 +23,13 @@ import numpy as np
 
 from .._validate import as_count, as_scalar
 from ..constraints import DEFAULT_BAUMGARTE
-from ..contact import JointFriction, frictional_euler_step, staggered_projections
+from ..friction.bisp import frictional_euler_step
+from ..friction.patterns import JointFriction
+from ..friction.staggered import staggered_projections
 from ..lie import exp_se3
 from ..maximal.body import RigidBody
 from ..maximal.constraints import GroundContact
-from ..maximal.simulate import _contact_rows, simulate
+from ..maximal.simulate import contact_rows, simulate
 from ..maximal.system import System
 from .scene import Arrow, Marker, Path, Scene, box_edges, cube_bounds
 from .shapes import capsule_wireframe, cylinder_wireframe
@@ -49,7 +51,7 @@ NORMAL_COLOR, TANGENT_COLOR = "#9467bd", "#ff7f0e"
 def contact_directions(contacts):
     """The points and unit directions of a joint's contact rows, for drawing.
 
-    A row ``(p x d; d)`` of :class:`redmax_edu.contact.JointContacts` measures the speed of
+    A row ``(p x d; d)`` of :class:`redmax_edu.friction.patterns.JointContacts` measures the speed of
     the point ``p`` along ``d``; its direction is the row's last three entries.
 
     Parameters
@@ -63,7 +65,7 @@ def contact_directions(contacts):
 
     Examples
     --------
-    >>> from redmax_edu.contact import JointFriction, Sphere
+    >>> from redmax_edu.friction.patterns import JointFriction, Sphere
     >>> from redmax_edu.joints import SphericalExp
     >>> n, t = contact_directions(JointFriction(0, 0.5, Sphere(0.01)).contacts(SphericalExp()))
     >>> len(n), len(t)
@@ -79,7 +81,7 @@ def contact_directions(contacts):
 
 def _outline(joint, geometry):
     """The geometry's wireframe in the joint frame: a cylinder about the axis, a ball, a box."""
-    from ..contact import Box, Cylinder
+    from ..friction.patterns import Box, Cylinder
 
     if isinstance(geometry, Cylinder):
         z = np.asarray(joint.axis, float)
@@ -106,7 +108,7 @@ def joint_contact_scene(joint, geometry, *, length=None, title=""):
     joint : Joint
         A revolute, prismatic or spherical joint.
     geometry : Cylinder, Box or Sphere
-        The geometry the joint takes (:class:`redmax_edu.contact.JointFriction`).
+        The geometry the joint takes (:class:`redmax_edu.friction.patterns.JointFriction`).
     length : float, optional
         Length of the drawn directions; by default 0.4 times the geometry's largest size.
     title : str
@@ -118,7 +120,7 @@ def joint_contact_scene(joint, geometry, *, length=None, title=""):
 
     Examples
     --------
-    >>> from redmax_edu.contact import Cylinder
+    >>> from redmax_edu.friction.patterns import Cylinder
     >>> from redmax_edu.joints import Revolute
     >>> scene = joint_contact_scene(Revolute([0, 0, 1.0]), Cylinder(0.005, 0.01))
     >>> [sum(isinstance(i, kind) for i in scene.items) for kind in (Marker, Arrow)]
@@ -219,9 +221,9 @@ def sp_rows(system, E, h):
     Part 1's rows (:meth:`redmax_edu.maximal.constraints.GroundContact.rows`, with its gap
     handling: a point above the plane may approach by its gap in one step, one inside is pushed
     out by a fifth of its depth), with two signed tangent rows per contact (``+t1``, ``+t2`` of
-    the pyramid) as :func:`redmax_edu.contact.staggered_projections` takes them.
+    the pyramid) as :func:`redmax_edu.friction.staggered.staggered_projections` takes them.
     """
-    N, T, r_N, mu = _contact_rows(system, E, h, 0.2)
+    N, T, r_N, mu = contact_rows(system, E, h, 0.2)
     return N, np.vstack([T[4 * i: 4 * i + 2] for i in range(len(N))]), r_N, mu
 
 
@@ -282,7 +284,7 @@ class FrictionSteps:
     t : ndarray (nt,)
     q, qdot : ndarray (nt, nq)
     infos : list of BISPInfo, length nt - 1
-        Step k's :class:`redmax_edu.contact.BISPInfo` (the step from ``t[k]`` to ``t[k + 1]``).
+        Step k's :class:`redmax_edu.friction.bisp.BISPInfo` (the step from ``t[k]`` to ``t[k + 1]``).
     """
 
     t: np.ndarray
@@ -301,7 +303,7 @@ def frictional_steps(model, q0, qdot0, h, steps, *, tau=None, baumgarte=DEFAULT_
 
     The same steps as ``simulate(model, q0, qdot0, (t0, t0 + steps h), "euler", h=h)`` for a
     model whose joints never switch chart: each step is
-    :func:`redmax_edu.contact.frictional_euler_step`, warm-started with the previous step's
+    :func:`redmax_edu.friction.bisp.frictional_euler_step`, warm-started with the previous step's
     friction force.
 
     Parameters

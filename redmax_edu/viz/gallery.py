@@ -28,7 +28,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .. import scenes
-from ..constraints import CoordinateCoupling, FloorContact, JointLimit, PrescribedJoint, constraint_errors
+from ..constrained import constraint_errors
+from ..constraints import CoordinateCoupling, FloorContact, JointLimit, PrescribedJoint
 from .player import PLANES, scene_polylines
 from .scene import Path, union_bounds
 

@@ -442,9 +442,9 @@ def integrator_player(runs, *, methods=None, steps=None, points=200, height=460,
                                else REDUCED_STEP_SIZES if runs.reduced else STEP_SIZES)
     from plotly.subplots import make_subplots
 
-    from .interactive import _go
+    from .interactive import plotly_objects
 
-    go = _go()
+    go = plotly_objects()
     points = as_count(points, "points", "samples per curve", MAX_POINTS)
     keys = [(m, float(h)) for m in methods for h in steps]
     ref_t, ref_e, ref_z = _series(runs.reference, runs.reference)

@@ -13,7 +13,8 @@ import numpy as np
 from .scene import AXIS_COLORS, Arrow, Frame, Marker, Path, union_bounds
 
 
-def _go():
+def plotly_objects():
+    """``plotly.graph_objects``, imported on first use, or an ImportError saying which extra installs it."""
     try:
         import plotly.graph_objects as go
     except ImportError as exc:  # pragma: no cover - plotly is in the [widgets] extra
@@ -74,7 +75,7 @@ def _arrow_points(origin, vector, head=0.18):
 
 def scene_traces(scene):
     """The plotly traces of a scene, in item order (a frame gives three traces, one per axis)."""
-    go = _go()
+    go = plotly_objects()
     traces = []
     for item in scene.items:
         if isinstance(item, Frame):
@@ -133,7 +134,7 @@ def scene_player(scenes, labels, *, slider_label="", title="", height=560):
     plotly.graph_objects.Figure
         Starts at the first scene.
     """
-    go = _go()
+    go = plotly_objects()
     if len(scenes) != len(labels):
         raise ValueError(f"got {len(scenes)} scenes but {len(labels)} labels")
     b = union_bounds(scenes)

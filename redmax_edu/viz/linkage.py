@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validate import as_count, as_index, as_real, as_scalar
-from ..constraints import assemble_constraints, check_baumgarte, constraint_errors
+from ..constrained import assemble_constraints, constraint_errors
+from ..constraints import check_baumgarte
 from ..integrators import simulate
 from ..jacobian import fill_jacobian
 from ..kinematics import forward_kinematics
@@ -402,10 +403,10 @@ def crank_player(sweep, *, height=420):
     """
     from plotly.subplots import make_subplots
 
-    from .interactive import _go
+    from .interactive import plotly_objects
     from .player import scene_polylines
 
-    go = _go()
+    go = plotly_objects()
     others = sweep.others()
     colors = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")
 

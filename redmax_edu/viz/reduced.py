@@ -15,7 +15,7 @@ Used by every page of book/02_reduced to draw its models.
 import numpy as np
 
 from .._validate import as_count
-from ..deformable import node_kinematics
+from ..jacobian import node_kinematics
 from ..kinematics import forward_kinematics
 from ..maximal.forces import Attachment
 from .animate import animation_html
@@ -40,7 +40,7 @@ def deformable_points(model, q):
     """World positions of every deformable's nodes at ``q``: a list of (k, 3) arrays.
 
     Free nodes come from ``q``, attached ones from their body points (or world points), as
-    :func:`redmax_edu.deformable.node_kinematics` computes them. Empty for a model without
+    :func:`redmax_edu.jacobian.node_kinematics` computes them. Empty for a model without
     deformables.
     """
     if not model.deformables:

@@ -1,7 +1,7 @@
 """The slide explorer of §2.11: a friction coefficient and a slope in, stick and slip out.
 
 A 1 kg block rides a prismatic joint tilted by ``theta`` (the slide points up the slope), its
-joint friction the box pattern of :class:`redmax_edu.contact.JointFriction`. Launched up the
+joint friction the box pattern of :class:`redmax_edu.friction.patterns.JointFriction`. Launched up the
 slope at ``v0``, it slows down, stops, and then either sticks (``mu >= tan theta``) or slides
 back down. BISP (:func:`redmax_edu.viz.friction.frictional_steps`) gives the motion and the
 friction force ``sum(beta) / h``; :func:`coulomb_slide` gives Coulomb's answer to compare.
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validate import as_scalar
-from ..contact import Box, JointFriction
+from ..friction.patterns import Box, JointFriction
 from ..joints import Prismatic
 from ..lie import exp_so3
 from ..model import Body, Model
@@ -193,9 +193,9 @@ def slide_player(runs, mus=MUS, angles=ANGLES, *, first=FIRST, points=50, height
     """
     from plotly.subplots import make_subplots
 
-    from .interactive import _go
+    from .interactive import plotly_objects
 
-    go = _go()
+    go = plotly_objects()
     keys = [(float(m), float(a)) for m in mus for a in angles]
     first = (float(first[0]), float(first[1]))
     if first not in keys:

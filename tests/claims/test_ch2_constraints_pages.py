@@ -18,7 +18,8 @@ import pytest
 
 from redmax_edu import scenes
 from redmax_edu.checks import check_derivative
-from redmax_edu.constraints import Loop, PrescribedJoint, assemble_constraints, constraint_errors
+from redmax_edu.constrained import assemble_constraints, constraint_errors
+from redmax_edu.constraints import Loop, PrescribedJoint
 from redmax_edu.dynamics import (
     constrained_dynamics,
     forward_dynamics,

@@ -17,9 +17,9 @@ from scipy.linalg import block_diag
 
 from redmax_edu import scenes
 from redmax_edu.checks import check_derivative, numerical_derivative
-from redmax_edu.deformable import DeformableSpring, node_kinematics
+from redmax_edu.deformable import DeformableSpring
 from redmax_edu.dynamics import forward_dynamics, mass_matrix, maximal_forces, reduced_forces
-from redmax_edu.jacobian import jacobian_and_derivative
+from redmax_edu.jacobian import jacobian_and_derivative, node_kinematics
 from redmax_edu.joints import Revolute
 from redmax_edu.kinematics import forward_kinematics
 from redmax_edu.lie import brac, gamma

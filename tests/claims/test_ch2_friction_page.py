@@ -16,8 +16,10 @@ from functools import cache
 import numpy as np
 import pytest
 
-from redmax_edu.contact import Cylinder, JointFriction, bisp_step, staggered_projections
 from redmax_edu.dynamics import mass_matrix
+from redmax_edu.friction.bisp import bisp_step
+from redmax_edu.friction.patterns import Cylinder, JointFriction
+from redmax_edu.friction.staggered import staggered_projections
 from redmax_edu.jacobian import jacobian_and_derivative
 from redmax_edu.joints import Revolute
 from redmax_edu.kinematics import forward_kinematics, joint_twist_adjoints

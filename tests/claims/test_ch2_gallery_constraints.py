@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from redmax_edu import scenes
-from redmax_edu.constraints import constraint_errors
+from redmax_edu.constrained import constraint_errors
 from redmax_edu.viz import gallery
 
 SCENES = [4, 6, 7, 8, 9, 13, 15, 20, 32, 34]

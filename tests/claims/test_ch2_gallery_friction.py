@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from redmax_edu import scenes
-from redmax_edu.constraints import Loop, constraint_errors
-from redmax_edu.contact import Box, ClosureFriction, Cylinder, JointFriction, Sphere
+from redmax_edu.constrained import constraint_errors
+from redmax_edu.constraints import Loop
+from redmax_edu.friction.patterns import Box, ClosureFriction, Cylinder, JointFriction, Sphere
 from redmax_edu.joints import Free3DExp, Prismatic, Revolute, SphericalExp
 from redmax_edu.viz import gallery
 from redmax_edu.viz.friction import STUCK, frictional_steps, joint_rates, joint_sticks

@@ -16,7 +16,6 @@ from redmax_edu.checks import check_derivative, numerical_derivative
 from redmax_edu.dynamics import (
     energies,
     forward_dynamics,
-    hyper_reduce,
     inverse_dynamics,
     joint_forces,
     kinetic_energy,
@@ -27,6 +26,7 @@ from redmax_edu.dynamics import (
     quadratic_velocity_vector,
     reduced_forces,
 )
+from redmax_edu.hyper_reduced import hyper_reduce
 from redmax_edu.integrators import simulate
 from redmax_edu.jacobian import jacobian, jacobian_and_derivative
 from redmax_edu.joints import Revolute

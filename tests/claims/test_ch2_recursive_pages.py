@@ -25,7 +25,8 @@ import pytest
 import scipy.sparse.linalg as spla
 
 import redmax_edu
-from redmax_edu.constraints import Loop, constraint_rows
+from redmax_edu.constrained import constraint_rows
+from redmax_edu.constraints import Loop
 from redmax_edu.dynamics import (
     constrained_dynamics,
     forward_dynamics,

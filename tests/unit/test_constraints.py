@@ -11,6 +11,12 @@ missing term (those are of order one).
 import numpy as np
 import pytest
 
+from redmax_edu.constrained import (
+    assemble_constraints,
+    check_constraint_set,
+    constraint_errors,
+    constraint_rows,
+)
 from redmax_edu.constraints import (
     CoordinateCoupling,
     FloorContact,
@@ -21,19 +27,15 @@ from redmax_edu.constraints import (
     PrescribedJoint,
     PrescribedJointVelocity,
     Rows,
-    assemble_constraints,
-    check_constraint_set,
-    constraint_errors,
-    constraint_rows,
 )
 from redmax_edu.deformable import DeformableSpring
 from redmax_edu.dynamics import (
     constrained_dynamics,
     forward_dynamics,
-    hyper_reduced_dynamics,
     inverse_dynamics,
     linearly_implicit_euler_step,
 )
+from redmax_edu.hyper_reduced import hyper_reduced_dynamics
 from redmax_edu.jacobian import fill_jacobian
 from redmax_edu.joints import Revolute, SphericalExp
 from redmax_edu.kinematics import body_poses, forward_kinematics

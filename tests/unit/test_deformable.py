@@ -18,7 +18,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from redmax_edu.checks import check_derivative, numerical_derivative
-from redmax_edu.deformable import DeformableSpring, node_kinematics
+from redmax_edu.deformable import DeformableSpring
 from redmax_edu.dynamics import (
     _assemble,
     forward_dynamics,
@@ -30,6 +30,7 @@ from redmax_edu.dynamics import (
     quadratic_velocity_vector,
     reduced_forces,
 )
+from redmax_edu.jacobian import node_kinematics
 from redmax_edu.kinematics import body_twists, forward_kinematics
 from redmax_edu.lie import gamma
 from redmax_edu.maximal.forces import Attachment

@@ -17,8 +17,6 @@ from scipy.integrate import solve_ivp
 from redmax_edu.checks import check_derivative, numerical_derivative
 from redmax_edu.dynamics import (
     forward_dynamics,
-    hyper_reduce,
-    hyper_reduced_dynamics,
     inverse_dynamics,
     joint_forces,
     kinetic_energy,
@@ -29,6 +27,7 @@ from redmax_edu.dynamics import (
     quadratic_velocity_vector,
     reduced_forces,
 )
+from redmax_edu.hyper_reduced import hyper_reduce, hyper_reduced_dynamics
 from redmax_edu.jacobian import jacobian, jacobian_and_derivative
 from redmax_edu.joints import Fixed, Revolute
 from redmax_edu.kinematics import body_twists, forward_kinematics

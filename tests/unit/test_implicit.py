@@ -14,7 +14,7 @@ import pytest
 import scipy.linalg
 
 from redmax_edu.checks import check_derivative
-from redmax_edu.constraints import constraint_errors, constraint_rows
+from redmax_edu.constrained import constraint_errors, constraint_rows
 from redmax_edu.implicit import ALPHA, SCHEMES, Stencil, scheme_stencils, step_residual
 from redmax_edu.integrators import SimulationError, simulate
 from redmax_edu.model import Body, Model

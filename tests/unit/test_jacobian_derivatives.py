@@ -21,7 +21,7 @@ from redmax_edu import jacobian as jacobian_module
 from redmax_edu.checks import check_derivative, relative_error
 from redmax_edu.jacobian import fill_jacobian, jacobian_derivatives, jacobian_dq
 from redmax_edu.joints import Revolute, SphericalEuler
-from redmax_edu.kinematics import _forward_kinematics
+from redmax_edu.kinematics import forward_kinematics_unchecked
 from redmax_edu.lie import ad, adjoint, inv_se3
 from redmax_edu.model import Body, Model
 
@@ -41,12 +41,13 @@ TREES = joint_group_trees(np.random.default_rng(11), GROUPS)
 
 def J_of(model, qdot):
     """``q -> J_mr(q)``, complex-step ready (the sweep passes complex q through)."""
-    return lambda x: fill_jacobian(model, _forward_kinematics(model, x, qdot.astype(x.dtype)))
+    return lambda x: fill_jacobian(model, forward_kinematics_unchecked(model, x, qdot.astype(x.dtype)))
 
 
 def Jdot_of(model, qdot):
     """``q -> Jdot_mr(q, qdot)`` at fixed qdot."""
-    return lambda x: fill_jacobian(model, _forward_kinematics(model, x, qdot.astype(x.dtype)), True)[1]
+    return lambda x: fill_jacobian(model, forward_kinematics_unchecked(model, x, qdot.astype(x.dtype)),
+                                   True)[1]
 
 
 def cases():
@@ -100,7 +101,7 @@ def test_jdot_is_linear_in_qdot_with_the_coefficients_dJ_dq(g):
     model, q, qdot = TREES[g]
     d = jacobian_derivatives(model, q, qdot)
     assert relative_error(d.dJ_dq @ qdot, d.Jdot) < 1e-13
-    Jdot = lambda v: fill_jacobian(model, _forward_kinematics(model, q.astype(v.dtype), v), True)[1]  # noqa: E731
+    Jdot = lambda v: fill_jacobian(model, forward_kinematics_unchecked(model, q.astype(v.dtype), v), True)[1]  # noqa: E731
     check = check_derivative(Jdot, qdot, d.dJ_dq,
                              method="complex", rtol=COMPLEX_TOL, steps=[1e-20])
     assert check.ok, check.error
@@ -114,7 +115,7 @@ def bracket_form(model, q):
     (the derivative of ``Ad(E_i_x)`` along the twist ``J_ic``, Eq. 1.18); joint a itself moves
     only ``S_a``: ``dJ_ij/dq_k = Ad(E_i_a) Ad(E_a_ja) dS_a,j/dq_k``; joints above a do nothing.
     """
-    kin = _forward_kinematics(model, q)
+    kin = forward_kinematics_unchecked(model, q)
     J = fill_jacobian(model, kin).reshape(model.n, 6, model.nq)
     owner = np.concatenate([[a] * b.joint.ndof for a, b in enumerate(model.bodies)]).astype(int)
     out = np.zeros((model.n, 6, model.nq, model.nq))

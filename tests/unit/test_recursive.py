@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import redmax_edu.recursive as recursive
+from redmax_edu.constrained import check_constraint_set, constraint_rows
 from redmax_edu.constraints import (
     CoordinateCoupling,
     FloorContact,
@@ -23,11 +24,8 @@ from redmax_edu.constraints import (
     Loop,
     PrescribedJoint,
     PrescribedJointVelocity,
-    check_constraint_set,
-    constraint_rows,
 )
 from redmax_edu.dynamics import (
-    SingularMassMatrixError,
     _assemble,
     constrained_dynamics,
     forward_dynamics,
@@ -49,6 +47,7 @@ from redmax_edu.recursive import (
     recursive_hybrid_dynamics,
     recursive_inverse_dynamics,
 )
+from redmax_edu.singularity import SingularMassMatrixError
 
 from .random_trees import every_joint_tree, random_state, random_tree, with_springs
 from .test_deformable import deformable_model
@@ -517,12 +516,12 @@ def test_the_comparison_catches_a_dropped_jdot_term(monkeypatch):
 def test_the_comparison_catches_transposed_adjoints_in_the_delassus_columns(monkeypatch):
     """Carrying the rows' wrenches to the parents by Ad(E_i_p) instead of Ad(E_i_p)^T (Alg. 6)
     gives wrong columns J^T G_m^T, hence a wrong Delassus operator and wrong accelerations."""
-    import redmax_edu.jacobian as jac
+    import redmax_edu.constrained as rows_module  # the rows are reduced there, by Alg. 6
 
     model, q, qdot, tau = _constrained_random_tree(3)
     dense = constrained_dynamics(model, q, qdot, tau, t=0.4).x
-    right = jac.jacobian_transpose_product
-    monkeypatch.setattr(jac, "jacobian_transpose_product",
+    right = rows_module.jacobian_transpose_product
+    monkeypatch.setattr(rows_module, "jacobian_transpose_product",
                         lambda model, kin, y: right(model, replace(kin, A_ip=np.swapaxes(kin.A_ip, 1, 2)), y))
     assert relative_error(recursive_constrained_dynamics(model, q, qdot, tau, t=0.4).x, dense) > 1e-3
 

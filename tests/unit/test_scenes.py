@@ -12,6 +12,7 @@ from redmax_edu.integrators import simulate
 from redmax_edu.jacobian import jacobian
 from redmax_edu.kinematics import forward_kinematics
 from redmax_edu.maximal.forces import BodyDamping, PointForce, PointSpring, Spring
+from redmax_edu.scenes import build
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "reference" / "redmax_scenes" / "scenes.json"
 
@@ -52,7 +53,7 @@ def test_frictional_scenes_carry_the_reference_friction():
     """Joint friction with the data's contact geometry and mu[0] on every joint that has one,
     the closures' hinges too, and the floor contacts' own mu[1] (scenes 27-33)."""
     from redmax_edu.constraints import FloorContact
-    from redmax_edu.contact import ClosureFriction, Cylinder, JointFriction, Sphere
+    from redmax_edu.friction.patterns import ClosureFriction, Cylinder, JointFriction, Sphere
 
     for sid in FRICTIONAL:
         s = scenes.scene(sid)
@@ -123,7 +124,7 @@ def test_the_scene_is_the_same_physics_in_si_and_in_cgs_numbers(scene_id):
     """Built from the raw cgs numbers, the scene must move identically: angles equal, lengths
     x 100, energies x 1e7, over 20 Euler steps. This checks every conversion factor (a wrong one
     changes the motion at order one), e.g. the split of body damping into two SI coefficients."""
-    si, cgs = scenes._build(scene_id, True), scenes._build(scene_id, False)
+    si, cgs = build._build(scene_id, True), build._build(scene_id, False)
     span = (0.0, 20 * si.h)
     a = simulate(si.model, si.q0, si.qdot0, span, "euler", h=si.h, tau=si.tau)
     b = simulate(cgs.model, cgs.q0, cgs.qdot0, span, "euler", h=cgs.h, tau=cgs.tau)
@@ -284,7 +285,8 @@ def test_piecewise_constant_checks_its_arguments():
 def test_scene_12_attached_by_constraints_has_the_reference_coordinates():
     """attachment="constraint": every node is a coordinate (2 + 5 x 3 = 17, the reference's
     count) and four node attachments hold the chains' ends, satisfied at the start."""
-    from redmax_edu.constraints import NodeAttachment, constraint_errors
+    from redmax_edu.constrained import constraint_errors
+    from redmax_edu.constraints import NodeAttachment
 
     s = scenes.scene(12, attachment="constraint")
     assert s.model.nq == 17 and len(s.q0) == 17
@@ -298,7 +300,7 @@ def test_scene_12_attached_by_constraints_has_the_reference_coordinates():
 @pytest.mark.parametrize("scene_id", [4, 7, 8, 15, 32, 34])
 def test_constrained_scenes_start_closed(scene_id):
     """The reference's initial states satisfy their loops and couplings (to the data's digits)."""
-    from redmax_edu.constraints import constraint_errors
+    from redmax_edu.constrained import constraint_errors
 
     s = scenes.scene(scene_id)
     errors = [e for e, c in zip(constraint_errors(s.model, s.q0), s.model.constraints, strict=True)

@@ -5,7 +5,7 @@ that keep each step's record, and the slide explorer's three layers from one set
 import numpy as np
 import pytest
 
-from redmax_edu.contact import Box, Cylinder, JointFriction, Sphere
+from redmax_edu.friction.patterns import Box, Cylinder, JointFriction, Sphere
 from redmax_edu.joints import Prismatic, Revolute, SphericalExp
 from redmax_edu.scenes import scene
 from redmax_edu.viz.friction import (

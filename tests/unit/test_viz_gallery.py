@@ -287,7 +287,7 @@ def test_error_units_follow_the_constrained_coordinates():
 
 
 def test_position_errors_take_the_largest_error_and_the_largest_violation():
-    from redmax_edu.constraints import constraint_errors
+    from redmax_edu.constrained import constraint_errors
     from redmax_edu.integrators import Trajectory
 
     def trajectory(s, q):

@@ -10,7 +10,8 @@ Newton's tolerances: close_loop stops below 1e-12 m; comparisons with plane geom
 import numpy as np
 import pytest
 
-from redmax_edu.constraints import CoordinateCoupling, Loop, constraint_errors
+from redmax_edu.constrained import constraint_errors
+from redmax_edu.constraints import CoordinateCoupling, Loop
 from redmax_edu.joints import Revolute
 from redmax_edu.kinematics import forward_kinematics
 from redmax_edu.model import Body, Model

@@ -176,7 +176,7 @@ def _with_springs():
 
 
 def test_deformables_are_drawn_through_their_nodes_with_a_marker_on_each(rng):
-    from redmax_edu.deformable import node_kinematics
+    from redmax_edu.jacobian import node_kinematics
     from redmax_edu.viz.scene import Marker
 
     model = _with_springs()
@@ -206,7 +206,7 @@ def test_deformables_are_drawn_through_their_nodes_with_a_marker_on_each(rng):
 
 
 def test_planar_drawing_adds_one_line_per_deformable_through_its_nodes(rng):
-    from redmax_edu.deformable import node_kinematics
+    from redmax_edu.jacobian import node_kinematics
 
     model = _with_springs()
     q = model.coordinates(rng.uniform(-0.5, 0.5, model.nr))

@@ -1,18 +1,7 @@
-"""The scene catalogue of the RedMax reference code (seed 002's ``testRedMax(itype, sceneID)``).
+"""Reference scenes as models in SI units: :func:`scene` builds a :class:`Scene` from the data.
 
-The reference implementation ships 37 preset scenes, from a two-link chain (-1) to a car
-with friction (33) and a planar free body (35). Their data (every body, joint, spring,
-constraint, time span and step) was dumped from the reference code into
-``redmax_edu/data/redmax_scenes.json``, a verbatim copy of
-``shared/reference/redmax_scenes/scenes.json``. This module turns those numbers into
-:class:`~redmax_edu.model.Model` objects in SI units:
-
-* :func:`catalogue` lists all 37 scenes, and says for each whether this release can build
-  it and, if not, what it needs (constraints, prescribed motion, friction ...);
-* :func:`scene` builds one as a :class:`Scene`: the model, initial state, time span, step
-  size, applied torques and the integrators the reference runs it with.
-
-Conventions of the data (its ``conventions`` block) and how they are read here:
+Conventions of the data (its ``conventions`` block, :func:`redmax_edu.scenes.reference.reference_data`)
+and how they are read here:
 
 * units are cm, g, s; every number is converted with ``redmax_edu.units.CGS_TO_SI``
   according to what it measures (a joint coordinate is an angle, a length or a spline
@@ -28,14 +17,12 @@ Conventions of the data (its ``conventions`` block) and how they are read here:
 Taught in book/02_reduced/gallery.
 """
 
-import json
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
-from importlib import resources
+from functools import cache
 
 import numpy as np
 
-from .constraints import (
+from ..constraints import (
     CoordinateCoupling,
     FloorContact,
     JointLimit,
@@ -45,24 +32,28 @@ from .constraints import (
     PrescribedJoint,
     PrescribedJointVelocity,
 )
-from .deformable import DeformableSpring
-from .joints import JOINT_TYPES
-from .kinematics import forward_kinematics
-from .maximal.forces import Attachment, BodyDamping, LinearSpringDamper, PointForce, PointSpring, Spring
-from .model import Body, Model
-from .units import CGS_TO_SI
+from ..deformable import DeformableSpring
+from ..friction.patterns import ClosureFriction, Cylinder, JointFriction
+from ..integrators import METHODS, simulate
+from ..joints import JOINT_TYPES
+from ..kinematics import forward_kinematics
+from ..maximal.forces import Attachment, BodyDamping, LinearSpringDamper, PointForce, PointSpring, Spring
+from ..model import Body, Model
+from ..units import CGS_TO_SI
+from .forces import BodyTwistSchedule, PiecewiseConstant, ReferencePointForce, ReferencePointSpring, Sigmoid
+from .reference import (
+    NOTES,
+    ODE_DISABLED,
+    SETUP_OF,
+    check_scene_id,
+    dof_units,
+    joint_type,
+    reference_data,
+    reference_setup,
+    unsupported_reason,
+)
 
-__all__ = ["CatalogueEntry", "Scene", "PiecewiseConstant", "Sigmoid", "BodyTwistSchedule", "catalogue",
-           "scene", "reference_data", "reference_setup", "SCENE_IDS", "DATA_FILE", "STIFFNESS_CHOICES",
-           "ATTACHMENT_CHOICES", "ReferencePointForce", "ReferencePointSpring", "hanging_chain",
-           "floating_chain"]
-
-#: The data file inside the package.
-DATA_FILE = "data/redmax_scenes.json"
-
-#: Which reference setup holds the data of each integrator of :func:`redmax_edu.integrators.simulate`:
-#: type 1 (recursive hybrid dynamics + ode45), type 2 (RedMax + ode45), type 3 (linearly implicit Euler).
-_SETUP_OF = {"rk45_recursive": "itype1", "rk45": "itype2", "euler": "itype3"}
+__all__ = ["Scene", "scene", "STIFFNESS_CHOICES", "ATTACHMENT_CHOICES"]
 
 #: How :func:`scene` attaches the ends of scene 12's mass-spring chains: ``"exact"`` (the attached
 #: node moves with its body point, Eq. 2.94-2.97) or ``"constraint"`` (every node is a
@@ -77,26 +68,6 @@ STIFFNESS_CHOICES = ("exact", "reference")
 #: Factors of the cgs build (no conversion), for tests that the physics does not depend on units.
 _NO_CONVERSION = dict.fromkeys(CGS_TO_SI, 1.0)
 
-# --- the reference classes, read ---------------------------------------------------------------
-
-#: What each coordinate of a reference joint measures.
-_DOF_UNITS = {
-    "redmax.JointFixed": (),
-    "redmax.JointRevolute": ("angle",),
-    "redmax.JointPrismatic": ("length",),
-    "redmax.JointPlanar": ("length", "length"),
-    "redmax.JointTranslational": ("length",) * 3,
-    "redmax.JointUniversal": ("angle",) * 2,
-    "redmax.JointSphericalExp": ("angle",) * 3,
-    "redmax.JointFree3D": ("length",) * 3 + ("angle",) * 3,
-    "redmax.JointFree": ("angle",) * 3 + ("length",) * 3,
-    "redmax.JointFree2D": ("length", "length", "angle"),
-    "redmax.JointSplineCurve": ("parameter",),
-    "redmax.JointSplineSurface": ("parameter",) * 2,
-}
-
-
-
 def _coordinate_scale(unit, u):
     """SI value of one cgs unit of a coordinate that measures ``unit``."""
     return u["length"] if unit == "length" else 1.0
@@ -105,334 +76,6 @@ def _coordinate_scale(unit, u):
 def _force_scale(unit, u):
     """SI value of one cgs unit of the generalised force that does work on such a coordinate."""
     return {"angle": u["torque"], "parameter": u["energy"], "length": u["force"]}[unit]
-
-#: The reference's constraint classes that :func:`scene` builds (ConstraintAttachSpring: scene 12,
-#: with ``attachment="constraint"``; ConstraintNull: none).
-_CONSTRAINT_CLASSES = ("redmax.ConstraintNull", "redmax.ConstraintLoop", "redmax.ConstraintJointLimit",
-                       "redmax.ConstraintMultQ", "redmax.ConstraintPrescJoint", "redmax.ConstraintPrescBody",
-                       "redmax.ConstraintPrescJointM", "redmax.ConstraintFloor",
-                       "redmax.ConstraintAttachSpring")
-
-#: Why the reference disables its ode45 path for some scenes it can build.
-_ODE_DISABLED = {
-    3: "the reference disables ode45 here: its ode45 path does not reparameterise the exponential "
-       "coordinates, which leave their chart within the run",
-    24: "the reference disables ode45 here: the spring (k = 1e6 dyn) makes the problem stiff",
-    6: "the reference disables ode45 here: its joint limit is solved at the velocity level only",
-    13: "the reference's recursive hybrid dynamics cannot prescribe a body's twist (a maximal constraint)",
-    20: "the reference's recursive hybrid dynamics cannot prescribe a body's twist (a maximal constraint)",
-}
-
-#: Where this library's scene differs, on purpose, from the reference code's.
-_NOTES = {
-    0: "The data gives the fixed joints a spurious coordinate q = 0; fixed joints have none here.",
-    10: "The reference writes a (0, 0, 100) wrench in its scene function that is overwritten before use; "
-        "it is left out. The constant point force has the potential energy -F . x here (the reference "
-        "books none for it), so H differs from the reference CSV by the work of that force. "
-        "Linearly implicit Euler (springs and dampers only, Eq. 2.86) uses the exact stiffness matrix of "
-        "the point force here (Eq. 1.32, not symmetric); the reference code computes it and then sets it "
-        "to zero, so the force is explicit in its Euler runs. The two choices move the Euler run's joint "
-        "angles apart by up to about 0.15 rad over the 2 s at the reference step, a gap that halves with "
-        "the step (both are first order); RK45 uses no stiffness matrix and is the same under both. "
-        "scene(10, stiffness='reference') builds the reference's choice.",
-    23: "Linearly implicit Euler (springs and dampers only, Eq. 2.86) uses the exact stiffness matrices of "
-        "the point springs, which are not symmetric (the spring force turns with neither body); the "
-        "reference code uses their symmetric parts (K + K^T)/2. The two choices move the Euler run's joint "
-        "angles apart by up to about 0.015 rad over the 2 s at the reference step, a gap that halves with "
-        "the step (both are first order); RK45 uses no stiffness matrix and is the same under both. "
-        "scene(23, stiffness='reference') builds the reference's choice.",
-    24: "The spring-damper uses the physical damping sign, f = (k (l - L) + d ldot) / L (the reference "
-        "subtracts d ldot / L), and its energy k (l - L)^2 / (2 L) (the reference books "
-        "k ((l - L)/L)^2 / 2).",
-    25: "The composite body's mass, inertia and frame are the reference's (cross-checked against "
-        "redmax_edu.inertia.composite in the tests).",
-    12: "The chains' end nodes are attached exactly (an attached node moves with its body point and is "
-        "not a coordinate, Eq. 2.94-2.97), where the reference keeps every node as a coordinate and holds "
-        "the ends by Baumgarte-stabilised constraints (ConstraintAttachSpring): q has the 2 joint angles "
-        "and the 3 coordinates of the one free node instead of the reference's 17 numbers. "
-        "scene(12, attachment='constraint') builds the reference's way (17 coordinates, 4 node attachments).",
-    26: "The mesh body's mass properties are the reference's mesh integration of cuboid.obj, a 1 x 2 x 3 cm "
-        "box (cross-checked against redmax_edu.inertia.mesh of box_mesh in the tests).",
-}
-
-_LOOP = ("The loop closure's two rows measure the gap between the two points in the first body's "
-         "frame (Loop.hinge), where the reference projects it on world directions (Eq. 2.102); the "
-         "rows agree wherever the loop is closed, and these are the exact derivative of their error.")
-_VELOCITY_LEVEL = ("Prescribed motion at the velocity level asks for G qdot1 = w + h dw/dt - gamma g, "
-                   "with the position error g at the start of the step (the writeup's Eq. 2.114 with a "
-                   "Baumgarte term); the reference asks for the velocity at the end of the step, which "
-                   "lags the ramp by a step.")
-_FRICTION = ("Friction by bilateral staggered projections (redmax_edu.contact) with this library's contact "
-             "patterns around each joint, the reactions of Eq. 2.124 with the h Jdot qdot term the printed "
-             "formula lacks, the end velocity without Eq. 2.127's second J^T f_alpha, bounds mu |alpha| for "
-             "the signed joint impulses, and a friction stage that sees the constraints' response, "
-             "accelerated (Anderson); the reference code's stopping rule and patterns differ, so its "
-             "trajectories do too.")
-_NOTES.update({
-    4: _LOOP, 8: _LOOP, 15: _LOOP,
-    6: ("At the velocity level a limit that still holds keeps the step from crossing it "
-        "(C qdot1 >= -c/h), so the joint stops on its bound; the reference adds the limit's row only "
-        "once it is passed and pushes the joint back with gamma c: it overshoots by up to a step."),
-    9: _VELOCITY_LEVEL + " The sigmoid starts 4.3 mrad above q = 0 and jumps by as much when it is "
-       "held at t1 (as in the reference); Baumgarte's terms close both gaps.",
-    13: "The prescribed twist's rate (for RK45) includes the rotation of the world-frame velocity into the "
-        "turning body frame, d(R^T v)/dt = -[omega] R^T v + R^T dv/dt.",
-    20: _VELOCITY_LEVEL,
-    27: _FRICTION, 28: _FRICTION, 29: _FRICTION, 31: _FRICTION,
-    30: _LOOP + " " + _FRICTION + " The closing hinge takes friction too (ClosureFriction).",
-    32: _LOOP + " The crank's speed is prescribed through a maximal constraint between its two bodies, "
-        "whose reduced row is exactly the crank's coordinate (PrescribedJointVelocity).",
-    33: _LOOP + " " + _FRICTION,
-})
-
-
-@lru_cache(maxsize=1)
-def reference_data():
-    """The reference scene data (the parsed JSON file shipped with the package), a dict.
-
-    Keys: ``conventions`` (how to read it), ``scenes`` (by id as a string, "-1" to "35"),
-    ``matlab_diff_scenes_BDF1_setup``. Treat it as read-only.
-    """
-    text = resources.files("redmax_edu").joinpath(DATA_FILE).read_text(encoding="utf-8")
-    return json.loads(text)
-
-
-#: The ids of the reference scenes, in the catalogue's order.
-SCENE_IDS = tuple(sorted(int(k) for k in reference_data()["scenes"]))
-
-
-def _check_id(scene_id):
-    if isinstance(scene_id, bool) or not isinstance(scene_id, (int, np.integer)) or scene_id not in SCENE_IDS:
-        raise ValueError(f"argument 'scene_id' must be one of the reference scene ids "
-                         f"{SCENE_IDS[0]}..{SCENE_IDS[-1]}, got {scene_id!r}")
-    return int(scene_id)
-
-
-def reference_setup(scene_id, integrator="euler"):
-    """The raw reference data of one scene as set up for ``integrator`` ("rk45" or "euler"), a dict.
-
-    Lengths in cm, masses in g; see ``reference_data()["conventions"]``.
-    """
-    scene_id = _check_id(scene_id)
-    if integrator not in _SETUP_OF:
-        raise ValueError(f"argument 'integrator' must be one of {', '.join(_SETUP_OF)}, got {integrator!r}")
-    return reference_data()["scenes"][str(scene_id)]["setups"][_SETUP_OF[integrator]]
-
-
-def _classes(items):
-    return [item["class"] for item in items]
-
-
-def _unsupported_reason(scene_id):
-    """Why this release cannot build the scene, or None."""
-    setup = reference_setup(scene_id)
-    reasons = []
-    unknown = sorted(set(_classes(setup["constraints"])) - set(_CONSTRAINT_CLASSES))
-    if unknown:
-        reasons.append(f"needs the constraint type(s) {', '.join(unknown)}")
-    known = {"redmax.DeformableNull", "redmax.DeformableSpring"}
-    unknown = sorted(set(_classes(setup["deformables"])) - known)
-    if unknown:
-        reasons.append(f"needs the deformable type(s) {', '.join(unknown)}")
-    missing = sorted({_joint_type(j) for j in setup["joints"]} - set(JOINT_TYPES))
-    if missing:
-        reasons.append(f"needs the joint type(s) {', '.join(missing)}, not registered in redmax_edu.joints")
-    return "; ".join(reasons) or None
-
-
-# --- the catalogue ------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class CatalogueEntry:
-    """One reference scene in the catalogue.
-
-    Attributes
-    ----------
-    id : int
-    name : str
-    summary : str
-        What the scene shows, from the reference data.
-    features : tuple of str
-    supported : bool
-        Whether :func:`scene` can build it in this release.
-    reason : str or None
-        What it needs, when it is not supported.
-    """
-
-    id: int
-    name: str
-    summary: str
-    features: tuple
-    supported: bool
-    reason: str | None
-
-
-def catalogue():
-    """All 37 reference scenes, in id order, as :class:`CatalogueEntry` objects.
-
-    Examples
-    --------
-    >>> entries = catalogue()
-    >>> len(entries), entries[0].id, entries[-1].id
-    (37, -1, 35)
-    >>> entry = {e.id: e for e in entries}[27]
-    >>> entry.name, entry.supported, entry.reason
-    ('Internal friction revolute', True, None)
-    """
-    out = []
-    for sid in SCENE_IDS:
-        raw = reference_data()["scenes"][str(sid)]
-        reason = _unsupported_reason(sid)
-        out.append(CatalogueEntry(sid, raw["name"], raw["summary"], tuple(raw["features"]),
-                                  reason is None, reason))
-    return out
-
-
-# --- scene-specific forces ------------------------------------------------------------------------
-
-@dataclass(frozen=True, eq=False)
-class PiecewiseConstant:
-    """A piecewise-constant function of time: ``values[k]`` for ``breaks[k-1] <= t < breaks[k]``.
-
-    Parameters
-    ----------
-    breaks : array_like, shape (m,)
-        Increasing switch times.
-    values : array_like, shape (m + 1, nq)
-
-    Examples
-    --------
-    >>> tau = PiecewiseConstant([1.0], [[0.0], [2.0]])
-    >>> tau(0.5), tau(1.0)
-    (array([0.]), array([2.]))
-    """
-
-    breaks: np.ndarray
-    values: np.ndarray
-
-    def __post_init__(self):
-        b = np.asarray(self.breaks, dtype=float)
-        v = np.asarray(self.values, dtype=float)
-        if b.ndim != 1 or np.any(np.diff(b) <= 0):
-            raise ValueError(f"argument 'breaks' must be an increasing 1-D array, got {b.tolist()}")
-        if v.ndim != 2 or len(v) != len(b) + 1:
-            raise ValueError(f"argument 'values' must have shape ({len(b) + 1}, nq), got {v.shape}")
-        object.__setattr__(self, "breaks", b)
-        object.__setattr__(self, "values", v)
-
-    def __call__(self, t):
-        return self.values[int(np.searchsorted(self.breaks, t, side="right"))].copy()
-
-
-@dataclass(frozen=True)
-class Sigmoid:
-    """The reference's smooth ramp of a prescribed joint: ``q(t) = b / (1 + exp(-a s))``,
-    ``s = 2 ((t - t0) / (t1 - t0) - 1/2)``, held at ``q = b`` (at rest) from ``t1`` on.
-
-    Called with ``t`` it returns ``(q, qdot, qddot)`` as one-element arrays (a
-    :class:`~redmax_edu.constraints.PrescribedJoint` motion). The ramp reaches only
-    ``b / (1 + exp(-a))`` at ``t1``, so the hold makes ``q`` jump there by
-    ``b exp(-a) / (1 + exp(-a))`` (4.3 mrad for scene 9), as in the reference.
-
-    Examples
-    --------
-    >>> ramp = Sigmoid(a=7.0, b=1.5 * np.pi, t0=0.0, t1=7.0)
-    >>> q, qdot, qddot = ramp(3.5)
-    >>> round(float(q[0]), 6), round(float(qdot[0]), 6)  # halfway: b/2 at the top rate a b / (2 (t1 - t0))
-    (2.356194, 2.356194)
-    """
-
-    a: float
-    b: float
-    t0: float
-    t1: float
-
-    def __call__(self, t):
-        if t >= self.t1:
-            return np.array([self.b]), np.zeros(1), np.zeros(1)
-        k = 2.0 / (self.t1 - self.t0)                           # ds/dt
-        e = np.exp(-self.a * (k * (t - self.t0) - 1.0))
-        sig = 1.0 / (1.0 + e)
-        dsig = sig * (1.0 - sig)                                # d sig / d(a s)
-        q = self.b * sig
-        qdot = self.b * dsig * self.a * k
-        qddot = self.b * dsig * (1.0 - 2.0 * sig) * (self.a * k) ** 2
-        return np.array([q]), np.array([qdot]), np.array([qddot])
-
-
-@dataclass(frozen=True)
-class BodyTwistSchedule:
-    """The reference's prescribed body motion (scenes 13 and 20): the body's angular velocity
-    about its own y axis and its linear velocity in world x and z, piecewise linear in time.
-
-    ``omega_y(t)`` (rad/s, body frame) and ``v(t)`` (world frame, ``scale`` m/s per reference
-    cm/s) follow the schedule of the reference's scene function: ramps over 0-2 s, 2-4 s, 4-6 s
-    and 6-8 s, at rest afterwards. Called as ``(t, E, phi) -> (w, wdot)`` it returns the wanted
-    ``(omega_y, nu_x, nu_z)`` of the body twist, with ``nu = R^T v`` rotated into the body
-    frame, and their rates, ``d(R^T v)/dt = -[omega] R^T v + R^T dv/dt`` (a
-    :class:`~redmax_edu.constraints.PrescribedBody` target).
-    """
-
-    scale: float = 0.01
-
-    def world(self, t):
-        """``(omega_y, domega_y/dt, v (3,), dv/dt (3,))`` at time t."""
-        zero, x = np.zeros(3), np.array([self.scale, 0.0, 0.0])
-        if t < 2.0:
-            return -t, -1.0, zero, zero
-        if t < 4.0:
-            return t - 4.0, 1.0, zero, zero
-        if t < 6.0:
-            return t - 4.0, 1.0, -2.0 * (t - 4.0) * x, -2.0 * x
-        if t < 8.0:
-            return -(t - 8.0), -1.0, 2.0 * (t - 8.0) * x, 2.0 * x
-        return 0.0, 0.0, zero, zero
-
-    def __call__(self, t, E, phi):
-        w_y, dw_y, v, dv = self.world(t)
-        R = E[:3, :3]
-        nu = R.T @ v
-        dnu = -np.cross(phi[:3], nu) + R.T @ dv
-        return np.array([w_y, nu[0], nu[2]]), np.array([dw_y, dnu[0], dnu[2]])
-
-
-class ReferencePointForce(PointForce):
-    """A :class:`~redmax_edu.maximal.forces.PointForce` with the reference code's stiffness: none.
-
-    The reference's ``SpringPointDirection`` computes the stiffness matrix of its constant
-    world force and then sets it to zero, so linearly implicit Euler (springs and dampers
-    only, Eq. 2.86) treats the force explicitly. Force and energy are the exact ones.
-
-    Examples
-    --------
-    >>> f = ReferencePointForce(0, [0.1, 0.0, 0.0], [0.0, 0.0, 1.0], k=2.0)
-    >>> terms = f.evaluate(np.eye(4)[None], np.zeros((1, 6)))
-    >>> terms.f[1], bool(np.any(terms.K))
-    (np.float64(-0.2), False)
-    """
-
-    def evaluate(self, E, phi):
-        terms = super().evaluate(E, phi)
-        terms.K = np.zeros_like(terms.K)
-        return terms
-
-
-class ReferencePointSpring(PointSpring):
-    """A :class:`~redmax_edu.maximal.forces.PointSpring` with the reference code's stiffness:
-    the symmetric part ``(K + K^T) / 2`` of the exact one.
-
-    The exact stiffness of a zero-rest-length spring between two body points is not
-    symmetric (the force rotates with neither body); the reference's ``SpringPointPoint``
-    symmetrises it. Force, damping and energy are the exact ones.
-    """
-
-    def evaluate(self, E, phi):
-        terms = super().evaluate(E, phi)
-        terms.K = 0.5 * (terms.K + terms.K.T)
-        return terms
-
-
-# --- building a scene -------------------------------------------------------------------------------
 
 @dataclass(frozen=True, eq=False)
 class Scene:
@@ -508,12 +151,10 @@ class Scene:
         absolute tolerance is :meth:`rk45_atol`, and the constraints use :attr:`baumgarte`,
         unless ``options`` say otherwise.
         """
-        from .integrators import simulate
-
         method = self.integrators[0] if method is None else method
-        if method in _SETUP_OF and method not in self.integrators:
+        if method in SETUP_OF and method not in self.integrators:
             raise ValueError(f"scene {self.id} ({self.name}): argument 'method' {method!r} is not available: "
-                             f"{_ODE_DISABLED.get(self.id, 'the reference does not run it')}; "
+                             f"{ODE_DISABLED.get(self.id, 'the reference does not run it')}; "
                              f"use one of {', '.join(self.integrators)}")
         if method == "euler":
             options.setdefault("h", self.h)
@@ -528,7 +169,6 @@ class Scene:
     def __repr__(self):
         return (f"Scene({self.id}, {self.name!r}, {self.model!r}, t_span={self.t_span}, h={self.h}, "
                 f"integrators={self.integrators})")
-
 
 def _matrix(value, where, name, u):
     """A reference 4x4 (row-major, cm) as an SI transform; empty means identity."""
@@ -545,27 +185,9 @@ def _per_dof(value, ndof):
     a = np.atleast_1d(np.asarray(value, dtype=float))
     return np.full(ndof, float(a[0])) if a.size == 1 and ndof != 1 else a
 
-
-def _joint_type(jdata):
-    cls = jdata["class"]
-    return {"redmax.JointFixed": "fixed", "redmax.JointRevolute": "revolute",
-            "redmax.JointPrismatic": "prismatic", "redmax.JointPlanar": "planar",
-            "redmax.JointTranslational": "translational", "redmax.JointUniversal": "universal",
-            "redmax.JointSphericalExp": "spherical_exp", "redmax.JointFree3D": "free3d_exp",
-            "redmax.JointFree": "free3d_exp", "redmax.JointFree2D": "free2d",
-            "redmax.JointComposite": "composite", "redmax.JointSplineCurve": "spline_curve",
-            "redmax.JointSplineSurface": "spline_surface"}.get(cls, cls)
-
-
-def _dof_units(jdata):
-    if jdata["class"] == "redmax.JointComposite":
-        return _dof_units(jdata["joint1"]) + _dof_units(jdata["joint2"])
-    return _DOF_UNITS[jdata["class"]]
-
-
 def _joint_spec(jdata, where, u):
     """The scene-format spec (SI) of a reference joint."""
-    kind = _joint_type(jdata)
+    kind = joint_type(jdata)
     spec = {"type": kind}
     if kind in ("revolute", "prismatic"):
         spec["axis"] = jdata["axis"]
@@ -726,8 +348,6 @@ def _constraints(sid, setup, model, u, attachment):
 def _friction(setup, model, u):
     """Joint and closure friction of a frictional reference scene (its ``mu[0]``; floor contacts carry
     ``mu[1]`` themselves), with the joints' contact geometry from the data (§2.11)."""
-    from .contact import ClosureFriction, Cylinder, JointFriction
-
     mu = setup["mu"][0]
     out = [JointFriction.from_reference(j, i, mu, u["length"]) for i, j in enumerate(setup["joints"])
            if int(j["ndof"]) and any(key in j for key in ("radius", "sides"))]
@@ -754,7 +374,7 @@ _PRESCRIBED_SPEEDS = {32: -4.0 * np.pi, 33: 4.0 * np.pi}
 def _build(sid, si=True, stiffness="exact", attachment="exact"):
     """Scene ``sid`` in SI units (or, with ``si=False``, in the reference's cgs numbers)."""
     u = CGS_TO_SI if si else _NO_CONVERSION
-    reason = _unsupported_reason(sid)
+    reason = unsupported_reason(sid)
     raw = reference_data()["scenes"][str(sid)]
     if reason is not None:
         raise ValueError(f"scene {sid} ({raw['name']}) is not supported in this release: {reason}")
@@ -763,7 +383,7 @@ def _build(sid, si=True, stiffness="exact", attachment="exact"):
     for i, (bdata, jdata) in enumerate(zip(setup["bodies"], setup["joints"], strict=True)):
         where = f"scene {sid}, body {bdata['name']!r}"
         ndof = int(jdata["ndof"])
-        ju = _dof_units(jdata)
+        ju = dof_units(jdata)
         coord = np.array([_coordinate_scale(unit, u) for unit in ju])
         force = np.array([_force_scale(unit, u) for unit in ju])
         extra = {}
@@ -781,7 +401,7 @@ def _build(sid, si=True, stiffness="exact", attachment="exact"):
             d = float(bdata["damping"])
             damping_forces.append(BodyDamping(i, d * u["torque"], linear=d * u["force"] / u["length"]))
         bodies.append(Body(name=bdata["name"], parent=int(jdata["parent"]) - 1,
-                           joint=JOINT_TYPES[_joint_type(jdata)].from_spec(_joint_spec(jdata, where, u),
+                           joint=JOINT_TYPES[joint_type(jdata)].from_spec(_joint_spec(jdata, where, u),
                                                                            f"{where}, joint"),
                            T_parent_joint=_matrix(jdata["E_pj0"], where, "E_pj0", u),
                            T_joint_body=_matrix(bdata["E_ji"], where, "E_ji", u),
@@ -806,13 +426,11 @@ def _build(sid, si=True, stiffness="exact", attachment="exact"):
     if setup["fric"]:
         model = model.with_friction(_friction(setup, model, u))
     tau = _scene5_torque(u) if sid == 5 else None
-    from .integrators import METHODS
-
-    integrators = tuple(m for m, key in _SETUP_OF.items() if m in METHODS
+    integrators = tuple(m for m, key in SETUP_OF.items() if m in METHODS
                         and raw["setups"][key]["tspan"][1] > raw["setups"][key]["tspan"][0])
-    spans = {m: tuple(float(t) for t in raw["setups"][_SETUP_OF[m]]["tspan"]) for m in integrators}
+    spans = {m: tuple(float(t) for t in raw["setups"][SETUP_OF[m]]["tspan"]) for m in integrators}
     t_span = tuple(float(t) for t in setup["tspan"])
-    description = raw["summary"] + (f" Here: {_NOTES[sid]}" if sid in _NOTES else "")
+    description = raw["summary"] + (f" Here: {NOTES[sid]}" if sid in NOTES else "")
     for a in (q0, qdot0):
         a.setflags(write=False)
     return Scene(id=sid, name=raw["name"], model=model, q0=q0, qdot0=qdot0, t_span=t_span,
@@ -868,79 +486,4 @@ def scene(scene_id, stiffness="exact", attachment="exact"):
     if not isinstance(attachment, str) or attachment not in ATTACHMENT_CHOICES:
         raise ValueError(f"argument 'attachment' must be one of {', '.join(ATTACHMENT_CHOICES)}, "
                          f"got {attachment!r}")
-    return _build(_check_id(scene_id), stiffness=stiffness, attachment=attachment)
-
-
-def hanging_chain(n, length=0.2, mass=0.5, damping=0.0):
-    """A planar chain of ``n`` uniform rods on hinges about y, hanging from the world: a scene of our own.
-
-    Not one of the reference catalogue's: the chain the §3.4 claims and benchmark time
-    (a 10-body chain over 100 BDF2 steps). Rod i is ``length`` long (m), 2 cm thick, of ``mass``
-    kg, its hinge at the end of rod i - 1; at ``q = 0`` the chain hangs straight down. With
-    ``damping`` (N m s/rad) on every hinge; without, the chain conserves its energy.
-
-    Returns
-    -------
-    Model
-        n bodies, nq = n.
-
-    Examples
-    --------
-    >>> chain = hanging_chain(10)
-    >>> chain.nq, chain.bodies[3].parent, round(float(chain.bodies[0].mass), 3)
-    (10, 2, 0.5)
-
-    Taught in book/03_differentiable/04_implicit_integrators.
-    """
-    from .inertia import cuboid
-    from .joints import Revolute
-
-    T_pj, T_jb = np.eye(4), np.eye(4)
-    T_pj[2, 3], T_jb[2, 3] = -length, -length / 2
-    inertia = cuboid([0.02, 0.02, length], mass=mass).inertia
-    return Model([Body(f"rod{i}", i - 1, Revolute([0, 1, 0]), np.eye(4) if i == 0 else T_pj, T_jb, mass,
-                       inertia, damping=damping) for i in range(n)])
-
-
-def floating_chain(n, length=0.2, mass=0.5, thickness=0.08, stiffness=0.5):
-    """A chain of ``n`` boxes floating in space, hinged about z with joint springs: a scene of our own.
-
-    The first box has a free joint (``Free3DEuler("ZYX")``: position, then yaw, pitch, roll);
-    each next box a hinge about z at the far end of the one before, with a spring of
-    ``stiffness`` (N m/rad) towards ``q = 0``, where the chain lies straight along +x. There is
-    no gravity: no force from outside acts, so the chain's linear and angular momentum are
-    constant and so is its energy. The conservative scene of the variational-integrator chapter.
-
-    Parameters
-    ----------
-    n : int
-        Number of boxes (nq = 6 + (n - 1)).
-    length, thickness : float
-        Sides of each box (m): ``length x thickness x thickness``.
-    mass : float
-        Of each box (kg).
-    stiffness : float
-        Of every hinge's spring (N m/rad).
-
-    Returns
-    -------
-    Model
-
-    Examples
-    --------
-    >>> chain = floating_chain(3)
-    >>> chain.nq, chain.bodies[2].parent, chain.gravity.tolist()
-    (8, 1, [0.0, 0.0, 0.0])
-
-    Taught in book/05_variational/01_what_is_preserved.
-    """
-    from .inertia import cuboid
-    from .joints import Free3DEuler, Revolute
-
-    T_pj, T_jb = np.eye(4), np.eye(4)
-    T_pj[0, 3], T_jb[0, 3] = length, length / 2
-    inertia = cuboid([length, thickness, thickness], mass=mass).inertia
-    bodies = [Body("box0", -1, Free3DEuler("ZYX"), np.eye(4), T_jb, mass, inertia)]
-    bodies += [Body(f"box{i}", i - 1, Revolute([0, 0, 1]), T_pj, T_jb, mass, inertia, stiffness=stiffness)
-               for i in range(1, n)]
-    return Model(bodies, gravity=[0.0, 0.0, 0.0])
+    return _build(check_scene_id(scene_id), stiffness=stiffness, attachment=attachment)

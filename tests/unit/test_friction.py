@@ -1,4 +1,4 @@
-"""Unit tests of redmax_edu.contact: staggered projections and BISP (§2.11, Algorithms 7-8).
+"""Unit tests of redmax_edu.friction: staggered projections and BISP (§2.11, Algorithms 7-8).
 
 The frictional answers are checked against Coulomb's law where it has a closed form: a block on
 an incline sticks below ``arctan mu`` and slides with ``g (sin - mu cos)`` above; a wheel on an
@@ -16,21 +16,13 @@ Eq. (2.125) (``reg = 1e-9`` relative), which biases the joint loads by about tha
 import numpy as np
 import pytest
 
-from redmax_edu import contact
 from redmax_edu.constraints import FloorContact, Loop
-from redmax_edu.contact import (
-    Box,
-    Cylinder,
-    ExternalConstraints,
-    JointFriction,
-    LoopFriction,
-    Sphere,
-    bisp_step,
-    friction_qp,
-    staggered_projections,
-    tangent_rows,
-)
 from redmax_edu.dynamics import _assemble, energies, linearly_implicit_euler_step
+from redmax_edu.friction import bisp, external, staggered
+from redmax_edu.friction.bisp import bisp_step
+from redmax_edu.friction.external import ExternalConstraints, LoopFriction, tangent_rows
+from redmax_edu.friction.patterns import Box, Cylinder, JointFriction, Sphere
+from redmax_edu.friction.staggered import friction_qp, staggered_projections
 from redmax_edu.joints import Fixed, Free2D, Planar, Prismatic, Revolute, SphericalExp, Universal
 from redmax_edu.kinematics import body_poses, forward_kinematics
 from redmax_edu.lie import adjoint, exp_so3, random_transform
@@ -394,7 +386,7 @@ def test_bearing_load_of_a_spinning_chain_is_its_centripetal_force_and_a_dropped
     assert _outer_bearing_load(model, [w1, w2]) == pytest.approx(centripetal, rel=1e-7)
     # Eq. (2.124) as printed compares J qdot_con with the maximal velocity, without h Jdot qdot:
     # it misses the Coriolis acceleration of the relative motion and gets the load wrong
-    monkeypatch.setattr(contact, "_body_accelerations", lambda J, Jdot_qdot, v0, v1, h: J @ (v1 - v0) / h)
+    monkeypatch.setattr(bisp, "_body_accelerations", lambda J, Jdot_qdot, v0, v1, h: J @ (v1 - v0) / h)
     wrong = _outer_bearing_load(model, [w1, w2])
     assert abs(wrong - centripetal) > 0.1 * centripetal
 
@@ -566,7 +558,7 @@ def test_bisp_with_the_models_constraints_and_no_friction_is_the_constrained_eul
     closed = model.with_constraints([loop])
     qdot = np.zeros(3)
     for _ in range(5):
-        ext = contact.external_constraints(closed, q, qdot, H)
+        ext = external.external_constraints(closed, q, qdot, H)
         q1, qdot1, info = bisp_step(closed, q, qdot, H, [], external=ext)
         ref_q, ref_qdot = linearly_implicit_euler_step(closed, q, qdot, H)
         assert np.allclose(qdot1, ref_qdot, rtol=1e-12, atol=1e-12)
@@ -574,7 +566,7 @@ def test_bisp_with_the_models_constraints_and_no_friction_is_the_constrained_eul
     model = _scene31(0.0)
     q, qdot, pushed = np.array([np.pi / 4, -np.pi / 4]), np.zeros(2), False
     for _ in range(60):                                  # falls 7 cm onto the floor and stays
-        ext = contact.external_constraints(model, q, qdot, H, gamma_=10.0)
+        ext = external.external_constraints(model, q, qdot, H, gamma_=10.0)
         q1, qdot1, info = bisp_step(model, q, qdot, H, [], external=ext)
         ref_q, ref_qdot = linearly_implicit_euler_step(model, q, qdot, H, baumgarte=(5, 5, 10.0))
         assert np.allclose(qdot1, ref_qdot, rtol=1e-12, atol=1e-12 * np.abs(ref_qdot).max())
@@ -592,7 +584,7 @@ def test_scene31_with_floor_and_joint_friction_loses_energy_and_rests_on_the_flo
     q, qdot, beta = np.array([np.pi / 4, -np.pi / 4]), np.zeros(2), None
     E, slid = [sum(energies(model, q, qdot))], False
     for _ in range(200):
-        ext = contact.external_constraints(model, q, qdot, H, gamma_=10.0)
+        ext = external.external_constraints(model, q, qdot, H, gamma_=10.0)
         q, qdot, info = bisp_step(model, q, qdot, H, friction, external=ext, beta=beta)
         beta = info.beta
         assert info.converged
@@ -603,7 +595,7 @@ def test_scene31_with_floor_and_joint_friction_loses_energy_and_rests_on_the_flo
     # (gamma = 10/s on a millimetre gap) is the only source, far below the rest
     assert np.diff(E).max() <= 1e-3 * (E[0] - E[-1])
     assert slid
-    gap = contact.external_constraints(model, q, qdot, H).c   # the touching rows' -gamma g
+    gap = external.external_constraints(model, q, qdot, H).c   # the touching rows' -gamma g
     assert np.abs(qdot).max() < 1e-3 and len(gap) == 1
 
 
@@ -701,24 +693,25 @@ def _scene33_stage():
     """The contact stage of scene 33's first step (the car: a loop, a prescribed crank, four floor
     contacts, two of them pushing), its rows and the step's exact solve."""
     from redmax_edu import scenes
-    from redmax_edu.dynamics import _assemble_checked, _euler_system, _solve_rows
+    from redmax_edu.constrained import solve_rows
+    from redmax_edu.dynamics import assemble_unchecked, euler_system
 
     s = scenes.scene(33)
     model, q, qdot = s.model, np.array(s.q0, float), np.array(s.qdot0, float)
-    terms = _assemble_checked(model, q, qdot, derivatives=True)
-    A, b = _euler_system(model, terms, s.h, None)
+    terms = assemble_unchecked(model, q, qdot, derivatives=True)
+    A, b = euler_system(model, terms, s.h, None)
     loops = {f.constraint: (f.mu, f.geometry) for f in model.friction[3:]}          # the closing hinge
-    ext, _ = contact._external(model, q, qdot, terms.kin, terms.J, terms.Jdot, s.h, 0.0, s.baumgarte[2],
+    ext, _ = external.external_rows(model, q, qdot, terms.kin, terms.J, terms.Jdot, s.h, 0.0, s.baumgarte[2],
                                loops)
-    joints = contact._joint_constants(model, tuple(model.friction[:3]), s.h, contact.REG)
-    T_r, _ = contact._joint_tangent_rows(model, terms.kin, joints)
+    joints = bisp._joint_constants(model, tuple(model.friction[:3]), s.h, bisp.REG)
+    T_r, _ = bisp._joint_tangent_rows(model, terms.kin, joints)
     on_twists = np.vstack([loop.tangents for loop in ext.loops] + [ext.tangents])
     F = np.vstack([T_r, on_twists @ terms.J])
     G, C = ext.reduced(terms.J)
 
     def solve(rhs):
-        return _solve_rows(model, q, A, rhs, G, ext.g, C, ext.c, "the step")
-    return contact._ContactStage(solve, A, b, F, G, C, ext.c), solve, A, b, F, G, C, ext
+        return solve_rows(model, q, A, rhs, G, ext.g, C, ext.c, "the step")
+    return staggered.ContactStage(solve, A, b, F, G, C, ext.c), solve, A, b, F, G, C, ext
 
 
 def test_contact_stage_response_is_the_finite_difference_of_the_exact_solve_and_a_wrong_one_is_caught():
@@ -774,8 +767,8 @@ def test_joint_constants_once_per_model_equal_the_fit_at_any_state(joint, geomet
                    Body("b", 0, joint, random_transform(rng, 0.3), random_transform(rng, 0.3), 2.0,
                         np.diag([0.03, 0.02, 0.05]))])
     friction = (JointFriction(1, 0.4, geometry),)
-    (const,) = contact._joint_constants(model, friction, H, 1e-9)
-    assert contact._joint_constants(model, friction, H, 1e-9)[0] is const
+    (const,) = bisp._joint_constants(model, friction, H, 1e-9)
+    assert bisp._joint_constants(model, friction, H, 1e-9)[0] is const
     Minv = np.linalg.inv(model.spatial_inertias[1])
     A_ji = adjoint(model.T_joint_body[1])
     A_ij = adjoint(np.linalg.inv(model.T_joint_body[1]))        # body-frame wrench -> joint frame: A_ij^T
@@ -784,7 +777,7 @@ def test_joint_constants_once_per_model_equal_the_fit_at_any_state(joint, geomet
         q = rng.standard_normal(model.nq)
         S = forward_kinematics(model, q).S[1]
         without_actuation = np.eye(6) - S @ np.linalg.pinv(S)
-        fit = contact._impulse_fit(const.contacts.normals, L, H, 1e-9) @ without_actuation @ A_ij.T
+        fit = bisp._impulse_fit(const.contacts.normals, L, H, 1e-9) @ without_actuation @ A_ij.T
         assert np.allclose(const.fit, fit, rtol=1e-9, atol=1e-12 * np.abs(fit).max())
 
 
@@ -814,7 +807,8 @@ def test_contact_impulses_carry_the_bending_moment_about_the_hinge():
 def test_twist_rows_of_the_constraints_give_the_reduced_rows():
     # G = G_r + G_m J: scene 33's loop, floor contacts and maximal crank act on the twists only
     from redmax_edu import scenes
-    from redmax_edu.constraints import CoordinateCoupling, assemble_constraints
+    from redmax_edu.constrained import assemble_constraints
+    from redmax_edu.constraints import CoordinateCoupling
     from redmax_edu.jacobian import fill_jacobian
 
     s = scenes.scene(33)
@@ -836,16 +830,16 @@ def test_twist_rows_of_the_constraints_give_the_reduced_rows():
 def test_the_free_bodies_mobility_overestimates_the_articulated_one_at_scene27s_root_hinge():
     # the module notes' figure: T_m M_m^-1 T_m^T is 250 to 1400 times T_r A^-1 T_r^T there
     from redmax_edu import scenes
-    from redmax_edu.dynamics import _assemble_checked, _euler_system
+    from redmax_edu.dynamics import assemble_unchecked, euler_system
 
     s = scenes.scene(27)
     q, qdot = np.array(s.q0, float), np.array(s.qdot0, float)
-    terms = _assemble_checked(s.model, q, qdot, derivatives=True)
-    A, _ = _euler_system(s.model, terms, s.h, None)
-    joints = contact._joint_constants(s.model, s.model.friction, s.h, contact.REG)
-    T_r, T_m = contact._joint_tangent_rows(s.model, terms.kin, joints)
+    terms = assemble_unchecked(s.model, q, qdot, derivatives=True)
+    A, _ = euler_system(s.model, terms, s.h, None)
+    joints = bisp._joint_constants(s.model, s.model.friction, s.h, bisp.REG)
+    T_r, T_m = bisp._joint_tangent_rows(s.model, terms.kin, joints)
     assert np.allclose(T_m @ terms.J, T_r, atol=1e-15)
-    free = np.diag(T_m @ contact._block_diag(np.linalg.inv(s.model.spatial_inertias)) @ T_m.T)
+    free = np.diag(T_m @ bisp._block_diag(np.linalg.inv(s.model.spatial_inertias)) @ T_m.T)
     ratio = free[:8] / np.diag(T_r @ np.linalg.solve(A, T_r.T))[:8]     # the root hinge's eight rows
     assert 240 < ratio.min() < 260 and 1400 < ratio.max() < 1450
 
@@ -868,8 +862,8 @@ def test_the_friction_stage_with_the_constraints_response_converges_where_the_st
 
     def blind(stage, x, beta):
         W = stage.F @ np.linalg.solve(stage.A, stage.F.T)
-        return contact._FrictionQP(0.5 * (W + W.T)), stage.F @ x - W @ beta
-    monkeypatch.setattr(contact._ContactStage, "friction_problem", blind)
+        return staggered.FrictionQP(0.5 * (W + W.T)), stage.F @ x - W @ beta
+    monkeypatch.setattr(staggered.ContactStage, "friction_problem", blind)
     iterations = _iterations(30)
     assert iterations.mean() > 10.0 and (iterations == 100).sum() >= 5
 
@@ -882,21 +876,22 @@ def test_anderson_acceleration_shortens_the_slow_staggered_iterations(monkeypatc
     assert 3.3 < iterations.mean() < 3.7 and iterations.max() <= 10
     iterations = _iterations(33)
     assert 6.5 < iterations.mean() < 7.5 and iterations.max() <= 16
-    monkeypatch.setattr(contact._Anderson, "__call__", lambda self, g: g)
+    monkeypatch.setattr(bisp._Anderson, "__call__", lambda self, g: g)
     iterations = _iterations(28)
     assert 5.7 < iterations.mean() < 5.9 and iterations.max() == 17
 
 
 # ----------------------------------------------------------------------------- bad input
 def test_the_constraint_qp_tells_an_infeasible_set_from_an_unstable_step():
-    from redmax_edu.dynamics import SingularMassMatrixError, _inequality_qp
+    from redmax_edu.constrained import inequality_qp
+    from redmax_edu.singularity import SingularMassMatrixError
 
     A, b, none = np.eye(2), np.zeros(2), np.zeros((0, 2))
     G, C = np.array([[1.0, 0.0]]), np.array([[1.0, 0.0]])
     with pytest.raises(ValueError, match="has no solution: the active inequalities"):
-        _inequality_qp(A, b, G, np.array([0.0]), C, np.array([1.0]))       # x0 = 0 and x0 >= 1
+        inequality_qp(A, b, G, np.array([0.0]), C, np.array([1.0]))       # x0 = 0 and x0 >= 1
     with pytest.raises(SingularMassMatrixError, match="not positive definite"):
-        _inequality_qp(np.diag([1.0, -1.0]), b, none, np.zeros(0), C, np.array([1.0]))
+        inequality_qp(np.diag([1.0, -1.0]), b, none, np.zeros(0), C, np.array([1.0]))
 
 
 def test_frictional_euler_step_refuses_a_warm_start_of_the_wrong_size():
@@ -904,6 +899,6 @@ def test_frictional_euler_step_refuses_a_warm_start_of_the_wrong_size():
 
     s = scenes.scene(27)
     with pytest.raises(ValueError, match="argument 'beta'"):
-        contact.frictional_euler_step(s.model, s.q0, s.qdot0, s.h, beta=np.zeros(3))
+        bisp.frictional_euler_step(s.model, s.q0, s.qdot0, s.h, beta=np.zeros(3))
     with pytest.raises(ValueError, match="argument 'beta'"):
         bisp_step(s.model, s.q0, s.qdot0, s.h, s.model.friction, beta=np.zeros(17))
