@@ -51,7 +51,7 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-from redmax_edu.exercises import ASSIGNMENTS
+from redmax_edu.exercises import ASSIGNMENTS, WATCHED
 from redmax_edu.exercises.gradescope import notebooks_in, results
 from redmax_edu.exercises.remote import Zygote, grade_notebook, slug
 
@@ -225,7 +225,7 @@ def generate(notebook, build=BUILD, check_solutions=True, seed=None, book_url=No
     write_autograder(out / "autograder" / "autograder.zip", name, library_wheel(build), seed)
     if check_solutions:
         owned = zygote is None
-        zygote = zygote or Zygote()
+        zygote = zygote or Zygote(WATCHED)
         try:
             graded = grade_notebook(solutions, ASSIGNMENTS[name], seed=seed, zygote=zygote)
         finally:
@@ -275,7 +275,7 @@ def grade(folder, out=BUILD / "grades", timeout=600.0, build=BUILD, stream=sys.s
     if not folder.is_dir():
         raise SystemExit(f"grade: {folder} is not a folder")
     owned = zygote is None
-    zygote = zygote or Zygote()  # before any seed is read: the notebooks' processes are its copies
+    zygote = zygote or Zygote(WATCHED)  # before any seed is read: the notebooks' processes are its copies
     sources = {p.stem: p for p in source_notebooks()}
     submissions = [p for p in sorted([*folder.rglob("*.ipynb"), *folder.rglob("*.zip")])
                    if ".ipynb_checkpoints" not in p.parts and "__MACOSX" not in p.parts]
@@ -414,7 +414,7 @@ def main(argv):
             print("otter-grader is not installed: run `make exercises` (it installs the grading extra, "
                   "requirements-grading.txt) or `pip install -r requirements-grading.txt`", file=sys.stderr)
             return 2
-        zygote = Zygote()
+        zygote = Zygote(WATCHED)
         try:
             for notebook in args.notebooks or source_notebooks():
                 out = generate(notebook, args.build, book_url=args.book_url, zygote=zygote)

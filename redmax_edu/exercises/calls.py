@@ -1,14 +1,14 @@
 """Calling a student's function: one guarded call, its library calls watched, its output checked.
 
 Every check calls the submission through :func:`call`, which turns each way a call can go
-wrong into a :class:`~redmax_edu.exercises.core.Verdict` whose message names the function,
+wrong into a :class:`~redmax_edu.exercises.verdict.Verdict` whose message names the function,
 the input and the problem in words:
 
 * the function calls a library function its assignment does not allow, by any route, or
   tries to blind the grader (:mod:`~redmax_edu.exercises.tracing`): the check ends, and the
   function loses every check (:meth:`~redmax_edu.exercises.core.Assignment.report`);
 * it raises ``NotImplementedError`` or returns ``None`` or ``...``: not answered yet
-  (:class:`~redmax_edu.exercises.core.Unanswered`);
+  (:class:`~redmax_edu.exercises.verdict.Unanswered`);
 * it raises any other exception: which one, with its message, and for which input;
 * it returns something that is not an array of numbers (a string, a dict, complex numbers,
   a tuple of several arrays): the type it returned and the shape expected;
@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .core import Unanswered, Verdict
 from .sandbox import report_progress
 from .tracing import call_student, library_index, start_tracing
+from .verdict import Unanswered, Verdict
 
 
 def describe(x, digits=3):
@@ -204,7 +204,7 @@ def call(fn, *args, name, shape, label, nan_hint=""):
     Raises
     ------
     Verdict
-        With a message naming the problem (:class:`~redmax_edu.exercises.core.Unanswered` for an
+        With a message naming the problem (:class:`~redmax_edu.exercises.verdict.Unanswered` for an
         unanswered part).
     Stopped
         When the call did not come back (a time-out, or the process ended).

@@ -26,8 +26,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from . import sandbox
+from .calls import Stopped, begin_check, current_index, violation
 from .sandbox import TIME_LIMIT, run_isolated
 from .tracing import Policy
+from .verdict import Unanswered, Verdict
+
+__all__ = ["Assignment", "Check", "CheckResult", "Report", "Unanswered", "Verdict", "entry_points",
+           "run_check"]
 
 #: The width of a printed report, in characters: it fits the output area of a code cell in
 #: the book's pages and in Jupyter without a horizontal scroll bar.
@@ -37,28 +42,6 @@ REPORT_WIDTH = 80
 #: assignment does not allow; "tampered": it tried to hide its calls from the grader.
 STATUSES = ("correct", "partial", "wrong", "unanswered", "timeout", "crashed", "error", "forbidden",
             "tampered")
-
-
-class Verdict(Exception):  # noqa: N818 - a verdict, not an error
-    """Ends a check with ``fraction`` of its points and a message saying what is wrong.
-
-    Raised (or returned) by check bodies and by :func:`~redmax_edu.exercises.calls.call`.
-    """
-
-    status = "wrong"
-
-    def __init__(self, message, fraction=0.0):
-        super().__init__(message)
-        self.message = message
-        self.fraction = float(min(max(fraction, 0.0), 1.0))
-        if 0 < self.fraction < 1:
-            self.status = "partial"
-
-
-class Unanswered(Verdict):
-    """The part is not answered yet (the placeholder is still there)."""
-
-    status = "unanswered"
 
 
 @dataclass(frozen=True)
@@ -197,8 +180,6 @@ def run_check(check, fn, *, seed=0, time_limit=TIME_LIMIT):
     -------
     CheckResult
     """
-    from .calls import Stopped, current_index
-
     def result(fraction, message, status):
         return CheckResult(check.function, check.title, round(check.points * fraction, 2),
                            float(check.points), message, status)
@@ -234,8 +215,6 @@ def run_check(check, fn, *, seed=0, time_limit=TIME_LIMIT):
 
 def _evaluate(check, fn, seed):
     """Run the check's body here: ``(fraction, message, status)``; a call outside the allow-list wins."""
-    from .calls import begin_check, violation
-
     key = zlib.crc32(f"{check.function}/{check.key}".encode())
     rng = np.random.default_rng([seed, key])
     policy = check.policy

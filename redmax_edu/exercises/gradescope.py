@@ -23,6 +23,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from . import ASSIGNMENTS, WATCHED
 from .remote import Zygote, grade_notebook
 
 #: The largest zip file a submission may unpack to, in bytes.
@@ -79,13 +80,11 @@ def results(graded, visibility="visible"):
 
 def main(argv):
     root = Path(argv[0] if argv else os.environ.get("AUTOGRADER", "/autograder"))
-    zygote = Zygote(drop_privileges=True)  # before the seed is read: the notebook's process is its copy
+    zygote = Zygote(WATCHED, drop_privileges=True)  # before the seed is read: the notebook runs in its copy
     (root / "results").mkdir(parents=True, exist_ok=True)
     target = root / "results" / "results.json"
     try:
         config = json.loads((root / "source" / "grading.json").read_text(encoding="utf-8"))
-        from . import ASSIGNMENTS
-
         assignment = ASSIGNMENTS[config["assignment"]]
         submitted = sorted(p for p in (root / "submission").iterdir() if p.suffix in (".ipynb", ".zip"))
         if len(submitted) != 1:

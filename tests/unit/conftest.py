@@ -32,9 +32,10 @@ def load_tool():
 @pytest.fixture(scope="session")
 def zygote():
     """One grading zygote for the session (:class:`redmax_edu.exercises.remote.Zygote`)."""
+    from redmax_edu.exercises import WATCHED
     from redmax_edu.exercises.remote import Zygote
 
-    made = Zygote()
+    made = Zygote(WATCHED)
     yield made
     made.close()
 
