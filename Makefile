@@ -4,8 +4,9 @@
 # The daily loop: make check (lint, notebook hygiene, unit tests and doctests; a few minutes).
 # One tier alone: make lint, unit, claims, nbval, nbval-kernels, build-check.
 # Other targets: make refresh (re-execute the notebooks), make clean, and for the classroom
-# assignments (they install the grading extra, otter-grader): make exercises (student and
-# autograder versions into exercises/_build), make grade SUBMISSIONS=folder.
+# assignments (they install the grading extra, otter-grader): make exercises (student versions
+# and Gradescope autograders into exercises/_build; BOOK_URL=... points their links at the
+# published book), make grade SUBMISSIONS=folder.
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -23,6 +24,9 @@ export JUPYTER_PREFER_ENV_PATH=1
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 # Plotly figures as the book stores them: without plotly.js, which the page supplies.
 export REDMAX_EDU_PLOTLY=page
+# The fresh environments of the assignments' tests (a student's install, Gradescope's image),
+# built once and kept, each named by a hash of what it installs.
+export REDMAX_EDU_TEST_ENVS := $(CURDIR)/$(VENV)/test-envs
 
 PYTEST = $(BIN)/python -m pytest
 # Every core (pytest-xdist; JOBS=1 runs in one process): a file goes to one worker, so a test
@@ -114,10 +118,10 @@ bench: $(BENCH)/.installed
 	$(BENCH)/bin/python benchmarks/forward_dynamics.py
 	$(BENCH)/bin/python benchmarks/catalogue.py
 
-# Classroom assignments: student and autograder versions of every notebook in exercises/,
-# and the grading of a folder of submissions (report in exercises/_build/grades).
+# Classroom assignments: student versions and autograders of every notebook in exercises/,
+# and the grading of a folder of submissions (report and grade book in exercises/_build/grades).
 exercises: $(GRADING)
-	$(BIN)/python tools/exercises.py generate
+	$(BIN)/python tools/exercises.py generate $(if $(BOOK_URL),--book-url "$(BOOK_URL)")
 
 grade: $(GRADING)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder-of-notebooks"; exit 2; }

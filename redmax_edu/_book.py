@@ -31,10 +31,12 @@ def setup(seed=0):
     plt.rcParams.update({"figure.dpi": 96, "savefig.dpi": 96, "figure.figsize": (6.4, 4.0),
                          "axes.grid": True, "grid.alpha": 0.3})
     try:  # PNG, not SVG: SVG output carries ids and dates that change on every run
+        from IPython import get_ipython
         from matplotlib_inline.backend_inline import set_matplotlib_formats
 
-        set_matplotlib_formats("png")
-    except ImportError:  # outside IPython
+        if get_ipython() is not None:  # outside a kernel it would start a shell and its history thread
+            set_matplotlib_formats("png")
+    except ImportError:  # without IPython
         pass
     try:  # plotly.js embedded in the page (once per notebook), nothing fetched from a CDN
         from .viz.interactive import use_offline_renderer

@@ -1,57 +1,65 @@
-"""Classroom assignments: generate the student and autograder versions, grade a folder of submissions.
+"""Classroom assignments: generate the student versions and autograders, grade a folder of submissions.
 
-    python tools/exercises.py generate [NOTEBOOK ...]        # all of exercises/ by default
-    python tools/exercises.py grade FOLDER [--out DIR] [--timeout SECONDS]
+    python tools/exercises.py generate [NOTEBOOK ...] [--book-url URL]   # all of exercises/ by default
+    python tools/exercises.py grade FOLDER [--out DIR] [--timeout SECONDS] [--jobs N]
 
 (``make exercises`` and ``make grade SUBMISSIONS=FOLDER`` run these with the grading extra
 installed.)
 
-``generate`` runs ``otter assign`` on each source notebook of ``exercises/`` (solutions and
-hidden tests inside) and writes, for ``exercises/01_maximal/01_exp_log.ipynb``::
+``generate`` runs ``otter assign`` on each source notebook of ``exercises/`` (solutions
+inside) for the student version, and builds the assignment's autograder. For
+``exercises/01_maximal/01_exp_log.ipynb`` it writes::
 
     exercises/_build/01_exp_log/student/01_exp_log.ipynb     hand this out
-    exercises/_build/01_exp_log/autograder/autograder.zip    grades submissions
+    exercises/_build/01_exp_log/autograder/autograder.zip    the Gradescope autograder
     exercises/_build/01_exp_log/autograder/01_exp_log.ipynb  the solutions, for the instructor
 
-``otter assign`` also grades the solutions with the autograder and fails unless they earn
-full marks. ``exercises/_build`` is ignored by git, pytest and the book.
+The zip carries what grading needs: the library's wheel, the exact versions of its
+dependencies (``requirements.txt``), ``setup.sh`` and ``run_autograder`` (``tools/gradescope/``)
+and ``grading.json`` (the assignment and a secret seed, drawn anew for each zip). Links to the
+book in the generated notebooks are rewritten to work from where the notebooks are written, or
+to point at ``--book-url`` (the published book). The solutions are then graded by the
+autograder's grader and must earn full marks. ``exercises/_build`` is ignored by git, pytest
+and the book.
 
-``grade`` finds every notebook under FOLDER (any depth), recognises its assignment from the
+``grade`` finds every notebook under FOLDER (any depth) and every zip file (a zip holding one
+notebook is graded; any other is named as refused), recognises its assignment from the
 notebook's metadata (otter writes the name into the student version) or else from its file
-name, grades it with ``otter run`` against that assignment's autograder (generated first if
-missing), and prints one block per submission: the score of each question and, for every
-check that lost points, the grader's message. Each submission has ``--timeout`` seconds in
-all (a notebook whose own cells never finish is reported as such); each check inside has
-its own time limit (:data:`redmax_edu.exercises.TIME_LIMIT`). ``--jobs`` submissions are
-graded at a time. The report is also written to
-``DIR/report.md``, the scores to ``DIR/grades.csv`` (one row per submission and question)
-and otter's results to ``DIR/results/`` (default DIR: ``exercises/_build/grades``).
+name, and grades it with :func:`redmax_edu.exercises.remote.grade_notebook` at the seed of the
+assignment's autograder (generated first if missing), as Gradescope does. It prints one block
+per submission and writes, to DIR (default ``exercises/_build/grades``): ``report.md`` (the
+blocks), ``grades.csv`` (one row per submission and question), ``gradebook.csv`` (one row per
+student, a total per assignment: for a learning management system) and ``results/`` (one
+JSON file per submission, Gradescope's format).
 """
 
 import argparse
-import contextlib
 import csv
+import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import textwrap
+import zipfile
 from concurrent.futures import ThreadPoolExecutor
+from importlib import metadata
 from pathlib import Path
 
-from redmax_edu.exercises.core import REPORT_WIDTH
+from packaging.requirements import Requirement
+
+from redmax_edu.exercises import ASSIGNMENTS, WATCHED
+from redmax_edu.exercises.gradescope import notebooks_in, results
+from redmax_edu.exercises.remote import Zygote, grade_notebook, slug
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "exercises"
 BUILD = SOURCE / "_build"
+TEMPLATES = ROOT / "tools" / "gradescope"
 os.environ.setdefault("JUPYTER_PREFER_ENV_PATH", "1")  # the kernel of this environment
-
-#: A failed check's line in otter's output (see redmax_edu.exercises.core.CheckFailed).
-CHECK_LINE = re.compile(r"CheckFailed: \[([\d.]+)/([\d.]+) points\] (.*)")
 
 
 def otter_available():
@@ -67,176 +75,283 @@ def source_notebooks(root=SOURCE):
             if "_build" not in p.parts and ".ipynb_checkpoints" not in p.parts]
 
 
-def run(command, timeout=None, cwd=None):
-    """Run ``command``; (exit status, output), with a status of None on time-out.
-
-    On time-out the command is killed with every process it started: ``otter run`` starts a
-    Jupyter kernel in a session of its own, which would otherwise go on running a
-    submission's endless loop after otter is gone.
-    """
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               cwd=cwd, start_new_session=True)
-    try:
-        output, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        for pid in [*_descendants(process.pid), process.pid]:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        try:  # a process that escaped would hold the pipe open: do not wait for it for ever
-            process.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.stdout.close()
-        return None, ""
-    return process.returncode, output
+# --- the autograder's contents ---------------------------------------------------------------------
 
 
-def _descendants(pid):
-    """The processes started by ``pid``, at any depth (psutil when present, else /proc)."""
-    try:
-        import psutil
-
-        return [p.pid for p in psutil.Process(pid).children(recursive=True)]
-    except ImportError:
-        pass
-    except Exception:
-        return []
-    parents = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, stack = [], [pid]
+def pinned_requirements(distribution="redmax_edu"):
+    """``name==version`` of every package the installed ``distribution`` needs, at any depth, as here."""
+    found, stack = {}, [distribution]
     while stack:
-        children = parents.get(stack.pop(), [])
-        found += children
-        stack += children
-    return found
+        name = stack.pop()
+        dist = metadata.distribution(name)
+        key = dist.metadata["Name"].lower().replace("_", "-")
+        if key in found:
+            continue
+        found[key] = dist.version
+        for text in dist.requires or []:
+            requirement = Requirement(text)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                stack.append(requirement.name)
+    found.pop(distribution.lower().replace("_", "-"))
+    return [f"{name}=={version}" for name, version in sorted(found.items())]
 
 
-def generate(notebook, build=BUILD, check_solutions=True):
-    """Student and autograder versions of one source notebook; the assignment's output folder.
+def _sources_digest():
+    digest = hashlib.sha256()
+    for path in sorted([*(ROOT / "redmax_edu").rglob("*"), ROOT / "pyproject.toml", ROOT / "README.md"]):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(ROOT).as_posix().encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
 
-    With ``check_solutions`` otter grades the solutions with the new autograder and fails
-    unless they earn full marks (a few seconds per assignment).
+
+def library_wheel(build=BUILD):
+    """The library's wheel, built from a copy of this checkout's sources (again only when they changed)."""
+    folder = Path(build) / "wheel" / _sources_digest()
+    wheels = sorted(folder.glob("redmax_edu-*.whl"))
+    if not wheels:
+        shutil.rmtree(Path(build) / "wheel", ignore_errors=True)
+        folder.mkdir(parents=True)
+        with tempfile.TemporaryDirectory() as copy:  # setuptools writes build/ next to the sources
+            shutil.copytree(ROOT / "redmax_edu", Path(copy) / "redmax_edu",
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            for name in ("pyproject.toml", "README.md"):
+                shutil.copy(ROOT / name, copy)
+            command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(folder), copy]
+            done = subprocess.run(command, capture_output=True, text=True)
+        wheels = sorted(folder.glob("redmax_edu-*.whl"))
+        if done.returncode != 0 or not wheels:
+            raise RuntimeError(f"building the library's wheel failed:\n{done.stdout}{done.stderr}")
+    return wheels[-1]
+
+
+def write_autograder(target, name, wheel, seed):
+    """The Gradescope autograder zip of assignment ``name`` (see the module docstring)."""
+    config = {"assignment": name, "seed": seed, "time_limit": 5.0, "timeout": 600.0, "visibility": "visible"}
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for script in ("setup.sh", "run_autograder"):
+            info = zipfile.ZipInfo(script)
+            info.external_attr = 0o755 << 16
+            archive.writestr(info, (TEMPLATES / script).read_text(encoding="utf-8"))
+        archive.writestr("requirements.txt", "\n".join(pinned_requirements()) + "\n")
+        archive.write(wheel, wheel.name)
+        archive.writestr("grading.json", json.dumps(config, indent=2) + "\n")
+    return target
+
+
+def autograder_config(autograder):
+    """``grading.json`` of an autograder zip."""
+    with zipfile.ZipFile(autograder) as archive:
+        return json.loads(archive.read("grading.json"))
+
+
+# --- links in the generated notebooks --------------------------------------------------------------
+
+LINK = re.compile(r"\]\((?!https?:|#|mailto:)([^)\s]+)\)")
+
+
+def rewrite_links(notebook, source_dir, book_url=None):
+    """Make the relative links of a generated notebook work from where it is written.
+
+    Each link is read relative to ``source_dir`` (where its source notebook lives) and
+    written relative to the generated notebook's folder, or, with ``book_url``, as the
+    address of that page of the published book (``.ipynb`` and ``.md`` become ``.html``).
+    """
+    notebook = Path(notebook)
+    data = json.loads(notebook.read_text(encoding="utf-8"))
+
+    def fix(match):
+        target = (Path(source_dir) / match.group(1).split("#")[0]).resolve()
+        anchor = match.group(1)[len(match.group(1).split("#")[0]):]
+        if book_url and target.is_relative_to(ROOT):
+            page = target.relative_to(ROOT).with_suffix(".html").as_posix()
+            return f"]({book_url.rstrip('/')}/{page}{anchor})"
+        return f"]({os.path.relpath(target, notebook.parent)}{anchor})"
+
+    for cell in data["cells"]:
+        if cell.get("cell_type") == "markdown":
+            text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            cell["source"] = LINK.sub(fix, text)
+    notebook.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+# --- generate --------------------------------------------------------------------------------------
+
+
+def otter_assign(notebook, out):
+    """``otter assign`` in this process (its command costs a second of start-up per notebook), quietly."""
+    import contextlib
+    import io
+    import logging
+
+    from otter.assign import main as assign
+
+    here, otter_log = os.getcwd(), logging.getLogger("otter")
+    level = otter_log.level
+    os.chdir(notebook.parent)
+    otter_log.setLevel(logging.ERROR)  # its warning that the notebook has no tests: it has none, by design
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            assign(notebook.name, str(out), no_pdfs=True, no_run_tests=True)
+    finally:
+        os.chdir(here)
+        otter_log.setLevel(level)
+
+
+def generate(notebook, build=BUILD, check_solutions=True, seed=None, book_url=None, zygote=None):
+    """Student version and autograder of one source notebook; the assignment's output folder.
+
+    ``seed``: the autograder's grading seed (default: a new secret one). With
+    ``check_solutions`` the solutions are graded by the new autograder's grader and must earn
+    full marks.
     """
     notebook = Path(notebook).resolve()
-    out = Path(build) / notebook.stem
+    name = notebook.stem
+    out = Path(build) / name
     if out.exists():
         shutil.rmtree(out)
-    command = [sys.executable, "-m", "otter", "assign", str(notebook), str(out)]
-    status, output = run(command + ([] if check_solutions else ["--no-run-tests"]), cwd=notebook.parent)
-    zips = sorted((out / "autograder").glob("*.zip")) if out.exists() else []
-    if status != 0 or not zips:
-        raise RuntimeError(f"otter assign failed on {notebook.name}:\n{_tail(output)}")
-    zips[-1].rename(out / "autograder" / "autograder.zip")  # otter stamps the name with the time
+    student = out / "student" / notebook.name
+    solutions = out / "autograder" / notebook.name
+    try:
+        otter_assign(notebook, out)
+    except Exception as exc:  # otter's own errors: said with the notebook's name
+        raise RuntimeError(f"otter assign failed on {notebook.name}: {type(exc).__name__}: {exc}") from exc
+    if not student.exists():
+        raise RuntimeError(f"otter assign made no student version of {notebook.name}")
+    for leftover in [*(out / "autograder").glob("*.zip"), out / "autograder" / "otter_config.json"]:
+        leftover.unlink(missing_ok=True)  # otter's own autograder: replaced by ours
+    for generated in (student, solutions):
+        rewrite_links(generated, notebook.parent, book_url)
+    seed = secrets.randbits(62) if seed is None else seed
+    write_autograder(out / "autograder" / "autograder.zip", name, library_wheel(build), seed)
+    if check_solutions:
+        owned = zygote is None
+        zygote = zygote or Zygote(WATCHED)
+        try:
+            graded = grade_notebook(solutions, ASSIGNMENTS[name], seed=seed, zygote=zygote)
+        finally:
+            if owned:
+                zygote.close()
+        if graded.error or graded.points < graded.max_points:
+            shown = graded.error or "\n".join(str(r) for r in graded.reports.values())
+            raise RuntimeError(f"the solutions of {name} do not earn full marks:\n{shown}")
     return out
+
+
+# --- grade ------------------------------------------------------------------------------------------
 
 
 def assignment_of(notebook, names):
     """The assignment a submission belongs to: from its metadata, else from its file name."""
     try:
         with open(notebook, encoding="utf-8") as f:
-            metadata = json.load(f).get("metadata", {})
+            data = json.load(f)
+        name = data.get("metadata", {}).get("otter", {}).get("assignment_name")
     except (OSError, ValueError, AttributeError):
-        metadata = {}
-    name = metadata.get("otter", {}).get("assignment_name") if isinstance(metadata, dict) else None
+        name = None
     if name in names:
         return name
     matches = [n for n in names if n in Path(notebook).name]
     return max(matches, key=len) if matches else None
 
 
-def grade_one(notebook, autograder, timeout, results_dir=None):
-    """Grade one submission: a dict with its questions' scores and the checks' messages."""
-    with tempfile.TemporaryDirectory() as tmp:
-        status, output = run([sys.executable, "-m", "otter", "run", "-a", str(autograder), "-o", tmp,
-                              "--no-logo", str(notebook)], timeout=timeout)
-        if status is None:
-            return {"error": f"grading did not finish within {timeout:g} s: does a cell of the "
-                             "notebook itself run forever?"}
-        path = Path(tmp) / "results.json"
-        if not path.exists():
-            return {"error": f"otter could not grade it ({_reason(output)})"}
-        text = path.read_text(encoding="utf-8")
-        if results_dir is not None:
-            Path(results_dir).mkdir(parents=True, exist_ok=True)
-            (Path(results_dir) / f"{_slug(notebook)}.json").write_text(text, encoding="utf-8")
-    questions = []
-    for test in json.loads(text).get("tests", []):
-        if "score" not in test:  # otter's summary of public tests: none here
-            continue
-        failures = [(float(a), float(b), msg) for a, b, msg in CHECK_LINE.findall(test.get("output", ""))]
-        checks = test.get("output", "").count(" result:")  # one per test case (= per check)
-        questions.append({"name": test["name"], "score": float(test["score"]),
-                          "max_score": float(test["max_score"]), "failures": failures, "checks": checks})
-    if not questions:
-        return {"error": f"otter found no questions to grade ({_reason(output)})"}
-    return {"questions": questions}
+def student_of(submission, assignment):
+    """Who handed in ``submission`` (a path relative to the folder): its first folder, else its file's
+    name without the assignment's name (``ada_01_exp_log.ipynb``, ``ada-01_exp_log.zip``: ``ada``)."""
+    first = Path(submission).parts[0]
+    if len(Path(submission).parts) > 1 and not first.endswith(".zip"):
+        return first
+    stem = first.split(".")[0]
+    rest = stem.replace(assignment, "").strip("_- ") if assignment else stem
+    return rest or stem
 
 
-def grade(folder, out=BUILD / "grades", timeout=600.0, build=BUILD, stream=sys.stdout, jobs=None):
-    """Grade every notebook under ``folder``; the list of graded submissions (see the module docstring).
+def grade(folder, out=BUILD / "grades", timeout=600.0, build=BUILD, stream=sys.stdout, jobs=None,
+          zygote=None):
+    """Grade every notebook and zip file under ``folder``; the list of graded submissions.
 
     ``jobs`` submissions are graded at a time (default: the number of processors, at most 4).
     """
     folder = Path(folder).resolve()
     if not folder.is_dir():
         raise SystemExit(f"grade: {folder} is not a folder")
+    owned = zygote is None
+    zygote = zygote or Zygote(WATCHED)  # before any seed is read: the notebooks' processes are its copies
     sources = {p.stem: p for p in source_notebooks()}
-    submissions = [p for p in sorted(folder.rglob("*.ipynb")) if ".ipynb_checkpoints" not in p.parts]
+    submissions = [p for p in sorted([*folder.rglob("*.ipynb"), *folder.rglob("*.zip")])
+                   if ".ipynb_checkpoints" not in p.parts and "__MACOSX" not in p.parts]
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    names = [assignment_of(notebook, list(sources)) for notebook in submissions]
-    for name in sorted({n for n in names if n is not None}):
-        if not (Path(build) / name / "autograder" / "autograder.zip").exists():
-            generate(sources[name], build)
+    (out / "results").mkdir(parents=True, exist_ok=True)
+    workdir = Path(tempfile.mkdtemp(prefix="redmax_edu_submissions_"))
+    seeds = {}
 
-    def one(notebook, name):
-        shown = notebook.relative_to(folder).as_posix()
+    def seed_of(name):
+        if name not in seeds:
+            autograder = Path(build) / name / "autograder" / "autograder.zip"
+            if not autograder.exists():
+                generate(sources[name], build, zygote=zygote)
+            seeds[name] = autograder_config(autograder)["seed"]
+        return seeds[name]
+
+    def one(index, path):
+        shown = path.relative_to(folder).as_posix()
+        entry = {"submission": shown, "assignment": None}
+        try:
+            notebook = notebooks_in(path, workdir / str(index))
+        except ValueError as exc:
+            return {**entry, "error": f"refused: {exc}"}
+        name = assignment_of(notebook, list(sources))
+        if path.suffix == ".zip":
+            entry["submission"] = f"{shown}/{notebook.relative_to(workdir / str(index)).as_posix()}"
         if name is None:
-            return {"submission": shown, "assignment": None,
-                    "error": f"not an assignment of exercises/ (known: {', '.join(sources)})"}
-        autograder = Path(build) / name / "autograder" / "autograder.zip"
-        result = grade_one(notebook, autograder, timeout, out / "results")
-        return {"submission": shown, "assignment": name, **result}
+            known = ", ".join(sources)
+            return {**entry, "error": f"not graded, not an assignment of exercises/ (known: {known})"}
+        graded = grade_notebook(notebook, ASSIGNMENTS[name], seed=seed_of(name), zygote=zygote,
+                                timeout=timeout)
+        result = results(graded)
+        (out / "results" / f"{slug(entry['submission'])}.json").write_text(json.dumps(result, indent=2),
+                                                                           encoding="utf-8")
+        entry = {**entry, "assignment": name, "graded": graded}
+        return {**entry, "error": f"not graded, {graded.error}"} if graded.error else entry
 
-    graded, lines = [], []
+    graded, blocks = [], []
     jobs = jobs or min(4, os.cpu_count() or 1)
-    with ThreadPoolExecutor(max_workers=jobs) as pool:  # each job waits on its own `otter run` process
-        for entry in pool.map(one, submissions, names):
-            graded.append(entry)
-            lines.append(format_entry(entry))
-            print(lines[-1], file=stream, flush=True)
+    try:
+        for name in {assignment_of(p, list(sources)) for p in submissions if p.suffix == ".ipynb"} - {None}:
+            seed_of(name)  # generate missing autograders first, one at a time
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for entry in pool.map(one, range(len(submissions)), submissions):
+                graded.append(entry)
+                blocks.append(format_entry(entry))
+                print(blocks[-1], file=stream, flush=True)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+        if owned:
+            zygote.close()
     if not submissions:
-        print(f"grade: no notebooks under {folder}", file=stream)
-    (out / "report.md").write_text("\n\n".join(lines) + "\n", encoding="utf-8")
+        print(f"grade: no notebooks or zip files under {folder}", file=stream)
+    (out / "report.md").write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
     write_csv(graded, out / "grades.csv")
-    print(f"\ngraded {len(submissions)} notebooks: {out / 'report.md'}, {out / 'grades.csv'}", file=stream)
+    write_gradebook(graded, out / "gradebook.csv")
+    print(f"\ngraded {len(submissions)} submissions: {out / 'report.md'}, {out / 'grades.csv'}, "
+          f"{out / 'gradebook.csv'}", file=stream)
     return graded
 
 
-def format_entry(entry, width=REPORT_WIDTH):
-    """The report block of one graded submission."""
+def format_entry(entry):
+    """The report block of one graded submission: its total, then each function's report."""
     head = f"{entry['submission']} ({entry['assignment'] or 'unknown assignment'})"
     if "error" in entry:
-        return f"{head}: not graded, {entry['error']}"
-    questions = entry["questions"]
-    total = sum(q["score"] for q in questions)
-    possible = sum(q["max_score"] for q in questions)
-    lines = [f"{head}: {_num(total)} of {_num(possible)} points"]
-    for q in questions:
-        lines.append(f"  {q['name']}: {_num(q['score'])} of {_num(q['max_score'])}")
-        failures = q["failures"]
-        reasons = {message.split(": ", 1)[-1] for _, _, message in failures}
-        if len(failures) > 1 and len(reasons) == 1 and len(failures) == q.get("checks", len(failures)):
-            failures = [(0, q["max_score"], f"every check: {reasons.pop()}")]  # one cause, said once
-        for got, out_of, message in failures:
-            lines += textwrap.wrap(f"{_num(got)}/{_num(out_of)}  {message}", width, initial_indent="    ",
-                                   subsequent_indent="        ", break_on_hyphens=False)
+        return f"{head}: {entry['error']}"
+    graded = entry["graded"]
+    lines = [f"{head}: {_num(graded.points)} of {_num(graded.max_points)} points"]
+    for report in graded.reports.values():
+        lines += ["  " + line for line in str(report).splitlines()]
+    lines += [f"  note: {note}" for note in graded.notes]
     return "\n".join(lines)
 
 
 def write_csv(graded, path):
+    """One row per submission and question: ``submission, assignment, question, score, max_score, note``."""
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(["submission", "assignment", "question", "score", "max_score", "note"])
@@ -244,53 +359,70 @@ def write_csv(graded, path):
             if "error" in entry:
                 writer.writerow([entry["submission"], entry["assignment"] or "", "", 0, "", entry["error"]])
                 continue
-            for q in entry["questions"]:
-                writer.writerow([entry["submission"], entry["assignment"], q["name"], _num(q["score"]),
-                                 _num(q["max_score"]), ""])
+            for function, report in entry["graded"].reports.items():
+                writer.writerow([entry["submission"], entry["assignment"], function, _num(report.points),
+                                 _num(report.max_points), ""])
+
+
+def write_gradebook(graded, path):
+    """One row per student, one column per assignment (its total; a student's best submission), and the total.
+
+    The header names each assignment with its points, ``01_exp_log (14)``: the columns a
+    learning management system imports.
+    """
+    assignments = sorted({e["assignment"] for e in graded if e.get("assignment")},
+                         key=lambda n: list(ASSIGNMENTS).index(n))
+    book = {}
+    for entry in graded:
+        name = entry.get("assignment")
+        student = student_of(entry["submission"], name)
+        row = book.setdefault(student, {})
+        if name and "graded" in entry:
+            row[name] = max(row.get(name, 0.0), entry["graded"].points)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        columns = [f"{n} ({_num(ASSIGNMENTS[n].points())})" for n in assignments]
+        writer.writerow(["student", *columns, "total"])
+        for student in sorted(book):
+            row = book[student]
+            writer.writerow([student, *(_num(row[n]) if n in row else "" for n in assignments),
+                             _num(sum(row.values()))])
 
 
 def _num(x):
     return f"{float(x):.2f}".rstrip("0").rstrip(".")
 
 
-def _slug(path):
-    return re.sub(r"[^\w.-]+", "_", Path(path).with_suffix("").as_posix()).strip("_")[-120:]
-
-
-def _reason(output):
-    """The last meaningful line of otter's output (its error)."""
-    lines = [line for line in output.splitlines() if line.strip() and "TCP without encryption" not in line]
-    return lines[-1].strip() if lines else "no output"
-
-
-def _tail(output, count=15):
-    lines = [line for line in output.splitlines() if "TCP without encryption" not in line]
-    return "\n".join(lines[-count:])
-
-
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    gen = sub.add_parser("generate", help="student and autograder versions of the assignments")
+    gen = sub.add_parser("generate", help="student versions and autograders of the assignments")
     gen.add_argument("notebooks", nargs="*", help="source notebooks (default: all of exercises/)")
     gen.add_argument("--build", default=str(BUILD), help="output folder (default exercises/_build)")
-    grd = sub.add_parser("grade", help="grade every notebook in a folder of submissions")
+    gen.add_argument("--book-url", default=os.environ.get("BOOK_URL"),
+                     help="address of the published book: links in the notebooks point there (default: "
+                     "relative links into this repository; or set BOOK_URL)")
+    grd = sub.add_parser("grade", help="grade every notebook and zip file in a folder of submissions")
     grd.add_argument("folder")
     grd.add_argument("--out", default=str(BUILD / "grades"), help="where the report goes")
     grd.add_argument("--timeout", type=float, default=600.0, help="seconds per submission (default 600)")
     grd.add_argument("--jobs", type=int, default=None, help="submissions graded at a time (default: "
                      "the number of processors, at most 4)")
     args = parser.parse_args(argv)
-    if not otter_available():
-        print("otter-grader is not installed: run `make exercises` (it installs the grading extra, "
-              "requirements-grading.txt) or `pip install -r requirements-grading.txt`", file=sys.stderr)
-        return 2
     if args.command == "generate":
-        for notebook in args.notebooks or source_notebooks():
-            out = generate(notebook, args.build)
-            shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
-            print(f"{Path(notebook).name}: student version {shown}/student/, autograder "
-                  f"{shown}/autograder/autograder.zip")
+        if not otter_available():
+            print("otter-grader is not installed: run `make exercises` (it installs the grading extra, "
+                  "requirements-grading.txt) or `pip install -r requirements-grading.txt`", file=sys.stderr)
+            return 2
+        zygote = Zygote(WATCHED)
+        try:
+            for notebook in args.notebooks or source_notebooks():
+                out = generate(notebook, args.build, book_url=args.book_url, zygote=zygote)
+                shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
+                print(f"{Path(notebook).name}: student version {shown}/student/, autograder "
+                      f"{shown}/autograder/autograder.zip")
+        finally:
+            zygote.close()
         return 0
     grade(args.folder, Path(args.out), args.timeout, Path(BUILD), jobs=args.jobs)
     return 0

@@ -14,8 +14,8 @@ Examples
 --------
 >>> from redmax_edu import lie
 >>> print(check("ad", lie.ad).results[0].message)
-ad uses redmax_edu.lie.ad and redmax_edu.lie.ad_unchecked, which this exercise asks you to write:
-write it with numpy.
+ad calls lie.ad, which this assignment does not let you call (it lets you call only lie.brac): write
+it yourself.
 
 Taught in book/01_maximal/05_adjoint.
 """
@@ -30,14 +30,10 @@ from .core import Assignment, Verdict, entry_points
 
 ASSIGNMENT = Assignment(
     "02_adjoint", "The adjoint and its rate",
-    forbidden={
-        "adjoint": [lie.adjoint, lie.adjoint_unchecked],
-        "ad": [lie.ad, lie.ad_unchecked],
-        "adjoint_dot": [lie.adjoint_dot, lie.adjoint, lie.ad, lie.adjoint_unchecked, lie.ad_unchecked],
-    },
+    allowed=[lie.brac],
 )
 check_of = ASSIGNMENT.check
-check, require = entry_points(ASSIGNMENT)
+check = entry_points(ASSIGNMENT)
 
 
 # --- inputs -------------------------------------------------------------------------------------

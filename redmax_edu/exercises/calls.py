@@ -1,11 +1,14 @@
-"""Calling a student's function: one guarded call, its output checked for type, shape and NaN.
+"""Calling a student's function: one guarded call, its library calls watched, its output checked.
 
 Every check calls the submission through :func:`call`, which turns each way a call can go
-wrong into a :class:`~redmax_edu.exercises.core.Verdict` whose message names the function,
+wrong into a :class:`~redmax_edu.exercises.verdict.Verdict` whose message names the function,
 the input and the problem in words:
 
-* the function raises ``NotImplementedError`` or returns ``None`` or ``...``: not answered
-  yet (:class:`~redmax_edu.exercises.core.Unanswered`);
+* the function calls a library function its assignment does not allow, by any route, or
+  tries to blind the grader (:mod:`~redmax_edu.exercises.tracing`): the check ends, and the
+  function loses every check (:meth:`~redmax_edu.exercises.core.Assignment.report`);
+* it raises ``NotImplementedError`` or returns ``None`` or ``...``: not answered yet
+  (:class:`~redmax_edu.exercises.verdict.Unanswered`);
 * it raises any other exception: which one, with its message, and for which input;
 * it returns something that is not an array of numbers (a string, a dict, complex numbers,
   a tuple of several arrays): the type it returned and the shape expected;
@@ -13,18 +16,24 @@ the input and the problem in words:
   flat one, a 3x3 rotation for a 4x4 transform);
 * ``nan`` or ``inf`` entries, with the check's hint about where they usually come from.
 
-:func:`library_uses` finds the library functions a submission calls that an exercise asks
-the student to write, so that calling ``redmax_edu.lie.exp_se3`` does not earn the marks for
-writing it.
+The student's function runs where its notebook runs: here, in the "check your answer" cells
+(:class:`LocalFunction`), or in a process of its own in the trusted grading
+(:mod:`~redmax_edu.exercises.remote`, whose functions have the same ``invoke``). Either way a
+call comes back as plain data, an :class:`Outcome`: what the function returned, encoded by
+:func:`encode_output` where it ran, or what it raised, and the library calls it made. The
+verdict is drawn from that data here, by the grader.
 """
 
 import copy
-import types
+import sys
+import threading
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from .core import Unanswered, Verdict
 from .sandbox import report_progress
+from .tracing import call_student, library_index, start_tracing
+from .verdict import Unanswered, Verdict
 
 
 def describe(x, digits=3):
@@ -43,12 +52,138 @@ def describe(x, digits=3):
     return "[" + ", ".join(describe(row, digits) for row in a) + "]"
 
 
+# --- one call of the student's function, as data --------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What one call of the student's function gave.
+
+    ``kind`` is ``"returned"`` (``value``: the output encoded by :func:`encode_output`),
+    ``"raised"`` (``error``: the exception's type name, ``text``: its message), ``"timeout"``
+    or ``"died"`` (the process running it ended; ``text`` says how). ``events``: the
+    tracer's events during the call (:func:`~redmax_edu.exercises.tracing.start_tracing`).
+    """
+
+    kind: str
+    value: dict = None
+    error: str = ""
+    text: str = ""
+    events: list = field(default_factory=list)
+
+
+class Stopped(BaseException):  # noqa: N818 - not an error of the check: the call never came back
+    """A call of the student's function did not come back (``kind``: ``"timeout"`` or ``"died"``)."""
+
+    def __init__(self, kind, label, detail=""):
+        super().__init__(kind, label, detail)
+        self.kind, self.label, self.detail = kind, label, detail
+
+
+def encode_output(out):
+    """What a function returned, as plain data: ``{"kind": "array", "array": ndarray}`` or why not.
+
+    Runs where the function ran (converting to an array may call the student's code);
+    :func:`judge_output` reads the result.
+
+    Examples
+    --------
+    >>> encode_output([1, 2])["array"]
+    array([1, 2])
+    >>> encode_output("abc")
+    {'kind': 'type', 'type': 'str'}
+    """
+    if out is None:
+        return {"kind": "none"}
+    if out is Ellipsis:
+        return {"kind": "ellipsis"}
+    kind = type(out).__name__
+    if isinstance(out, (str, bytes, dict, set)) or callable(out):
+        return {"kind": "type", "type": kind}
+    if isinstance(out, tuple) and len(out) > 1 and all(np.ndim(part) > 0 for part in out):
+        return {"kind": "tuple", "count": len(out)}
+    try:
+        array = np.asarray(out)
+    except Exception as exc:  # ragged lists, objects that refuse conversion
+        return {"kind": "unconvertible", "type": kind, "error": _text(exc)}
+    if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
+        return {"kind": "not_numbers", "type": kind, "dtype": str(array.dtype)}
+    return {"kind": "array", "array": np.array(array)}
+
+
+def encode_exception(exc):
+    """An exception raised by the student's function, as plain data (its type's name and message)."""
+    return {"error": type(exc).__name__, "text": _text(exc)}
+
+
+class LocalFunction:
+    """A student's function in this process (a notebook's "check your answer" cell)."""
+
+    remote = False
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def invoke(self, args):
+        """Call the function on copies of ``args`` with the tracer on: an :class:`Outcome`."""
+        args = [copy.deepcopy(a) for a in args]  # a submission that changes its input in place
+        events = []
+        stop = start_tracing(lambda kind, text: events.append((kind, text)), current_index())
+        try:
+            out = call_student(self.fn, args)
+            outcome = Outcome("returned", encode_output(out))
+        except KeyboardInterrupt:
+            stop()
+            raise
+        except BaseException as exc:  # SystemExit too: a call that ends the process is its answer
+            outcome = Outcome("raised", **encode_exception(exc))
+        stop()
+        outcome.events = events
+        return outcome
+
+
+_INDEX = {}
+
+
+def current_index():
+    """The library index (:func:`~redmax_edu.exercises.tracing.library_index`) of the modules loaded now."""
+    key = frozenset(name for name in sys.modules if name.startswith("redmax_edu"))
+    if _INDEX.get("key") != key:
+        _INDEX.update(key=key, index=library_index())
+    return _INDEX["index"]
+
+
+# --- the check being run: its policy and the first violation -------------------------------------
+
+_CHECK = threading.local()  # the check running on this thread (the grader may grade several at once)
+
+
+def begin_check(policy):
+    """Start a check under ``policy`` (a :class:`~redmax_edu.exercises.tracing.Policy`, or None)."""
+    _CHECK.policy, _CHECK.broken = policy, None
+
+
+def violation():
+    """``(message, status)`` of the first call of the check that broke its policy, or None."""
+    return getattr(_CHECK, "broken", None)
+
+
+def _judge_events(events, name):
+    policy = getattr(_CHECK, "policy", None)
+    if policy is None or _CHECK.broken:
+        return
+    broken = policy.violation(name, events)
+    if broken:
+        _CHECK.broken = broken
+        raise Verdict(broken[0])
+
+
 def call(fn, *args, name, shape, label, nan_hint=""):
     """Call ``fn(*args)`` on copies of the arguments; the output as a float array of ``shape``.
 
     Parameters
     ----------
-    fn : callable
+    fn : callable or LocalFunction or remote function
         The student's function.
     *args
         Its arguments (copied, so that a submission that changes its input in place cannot
@@ -69,8 +204,10 @@ def call(fn, *args, name, shape, label, nan_hint=""):
     Raises
     ------
     Verdict
-        With a message naming the problem (:class:`~redmax_edu.exercises.core.Unanswered` for an
+        With a message naming the problem (:class:`~redmax_edu.exercises.verdict.Unanswered` for an
         unanswered part).
+    Stopped
+        When the call did not come back (a time-out, or the process ended).
 
     Examples
     --------
@@ -83,36 +220,46 @@ def call(fn, *args, name, shape, label, nan_hint=""):
     double(x = (1, 1)) returned an array of shape (1,); expected shape (2,).
     """
     report_progress(f"called with {label}")
-    try:
-        out = fn(*[copy.deepcopy(a) for a in args])
-    except NotImplementedError:
-        raise Unanswered(f"{name} is not answered yet (it raises NotImplementedError).") from None
-    except RecursionError:
-        raise Verdict(f"{name}({label}) exceeded Python's recursion limit: does it call itself "
-                      "without end?") from None
-    except (Exception, SystemExit) as exc:  # not KeyboardInterrupt: that is the user stopping
-        raise Verdict(f"{name}({label}) raised {type(exc).__name__}: {_text(exc)}") from None
-    return as_output(out, name=name, shape=shape, label=label, nan_hint=nan_hint)
+    submitted = fn if hasattr(fn, "invoke") else LocalFunction(fn)
+    outcome = submitted.invoke(args)
+    _judge_events(outcome.events, name)
+    if outcome.kind in ("timeout", "died"):
+        raise Stopped(outcome.kind, label, outcome.text)
+    if outcome.kind == "raised":
+        if outcome.error == "NotImplementedError":
+            raise Unanswered(f"{name} is not answered yet (it raises NotImplementedError).")
+        if outcome.error == "RecursionError":
+            raise Verdict(f"{name}({label}) exceeded Python's recursion limit: does it call itself "
+                          "without end?")
+        raise Verdict(f"{name}({label}) raised {outcome.error}: {outcome.text}")
+    return judge_output(outcome.value, name=name, shape=shape, label=label, nan_hint=nan_hint)
 
 
 def as_output(out, *, name, shape, label, nan_hint=""):
     """Check a returned value: an array of real numbers of ``shape`` without NaN (see :func:`call`)."""
+    return judge_output(encode_output(out), name=name, shape=shape, label=label, nan_hint=nan_hint)
+
+
+def judge_output(encoded, *, name, shape, label, nan_hint=""):
+    """The float array of ``shape`` in an output encoded by :func:`encode_output`, or a :class:`Verdict`."""
     where = f"{name}({label})"
     expected = f"an array of shape {shape}"
-    if out is None or out is Ellipsis:
-        raise Unanswered(f"{name} returns {out!r}: not answered yet, or a return statement is missing.")
-    if isinstance(out, (str, bytes, dict, set)) or callable(out):
-        raise Verdict(f"{where} returned a {type(out).__name__}; expected {expected}.")
-    if isinstance(out, tuple) and len(out) > 1 and all(np.ndim(part) > 0 for part in out):
-        raise Verdict(f"{where} returned a tuple of {len(out)} arrays; expected one array of shape {shape}.")
-    try:
-        array = np.asarray(out)
-    except Exception as exc:  # ragged lists, objects that refuse conversion
-        raise Verdict(f"{where} returned a {type(out).__name__} that is not an array of numbers "
-                      f"({_text(exc)}); expected {expected}.") from None
-    if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
-        raise Verdict(f"{where} returned a {type(out).__name__} of {array.dtype} entries, not numbers; "
-                      f"expected {expected}.")
+    kind = encoded.get("kind")
+    if kind in ("none", "ellipsis"):
+        shown = "None" if kind == "none" else "Ellipsis"
+        raise Unanswered(f"{name} returns {shown}: not answered yet, or a return statement is missing.")
+    if kind == "type":
+        raise Verdict(f"{where} returned a {encoded['type']}; expected {expected}.")
+    if kind == "tuple":
+        raise Verdict(f"{where} returned a tuple of {encoded['count']} arrays; expected one array of shape "
+                      f"{shape}.")
+    if kind == "unconvertible":
+        raise Verdict(f"{where} returned a {encoded['type']} that is not an array of numbers "
+                      f"({encoded['error']}); expected {expected}.")
+    if kind != "array":
+        raise Verdict(f"{where} returned a {encoded.get('type')} of {encoded.get('dtype')} entries, not "
+                      f"numbers; expected {expected}.")
+    array = encoded["array"]
     if np.iscomplexobj(array):
         if np.any(array.imag != 0):
             raise Verdict(f"{where} returned complex numbers; expected real numbers, {expected}.")
@@ -149,67 +296,3 @@ def _text(exc, limit=200):
     except Exception:
         return "(its message could not be printed)"
     return text if len(text) <= limit else text[:limit] + "..."
-
-
-def library_uses(fn, forbidden):
-    """The forbidden functions that ``fn`` is or calls, directly or through functions of its notebook.
-
-    Looks at the names ``fn``'s code refers to (and those of the functions it calls that are
-    defined in the same module, such as a student's helper): a global bound to a forbidden
-    function, or an attribute of a module (``lie.exp_se3``) that is one.
-
-    Parameters
-    ----------
-    fn : callable
-    forbidden : sequence of callables
-
-    Returns
-    -------
-    list of str
-        Their qualified names (``"redmax_edu.lie.exp_se3"``), empty when none is used.
-
-    Examples
-    --------
-    >>> from redmax_edu import lie
-    >>> def mine(phi):
-    ...     return lie.exp_se3(phi)
-    >>> library_uses(mine, [lie.exp_se3])
-    ['redmax_edu.lie.exp_se3']
-    >>> library_uses(lambda phi: np.eye(4), [lie.exp_se3])
-    []
-    """
-    targets = {id(f): f"{getattr(f, '__module__', '?')}.{getattr(f, '__name__', '?')}" for f in forbidden}
-    found, seen, stack = [targets[id(fn)]] if id(fn) in targets else [], set(), [fn]
-    while stack:
-        f = stack.pop()
-        if id(f) in seen or not isinstance(f, types.FunctionType):
-            continue
-        seen.add(id(f))
-        names = _names(f.__code__)
-        values = [f.__globals__.get(n) for n in names]
-        values += [cell.cell_contents for cell in (f.__closure__ or ()) if _filled(cell)]
-        for value in values:
-            if id(value) in targets:
-                found.append(targets[id(value)])
-            elif isinstance(value, types.ModuleType):
-                attributes = [getattr(value, n, None) for n in names]
-                found += [targets[id(a)] for a in attributes if id(a) in targets]
-            elif isinstance(value, types.FunctionType) and value.__module__ == f.__module__:
-                stack.append(value)
-    return sorted(set(found))
-
-
-def _names(code):
-    names = set(code.co_names) | set(code.co_freevars)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _names(const)
-    return names
-
-
-def _filled(cell):
-    try:
-        cell.cell_contents  # noqa: B018 - an empty closure cell raises ValueError
-    except ValueError:
-        return False
-    return True

@@ -4,68 +4,44 @@ A **check** tests one property of one function a student writes ("exp_se3 on gen
 twists", worth 2 points). Its body calls the student's function on well-chosen and seeded
 random inputs, compares with the library, and either returns (full marks) or ends with a
 :class:`Verdict`: a fraction of the points and a message in words. An **assignment**
-(:class:`Assignment`) is the list of checks of its functions; each assignment module of this
-package creates one.
+(:class:`Assignment`) is the list of checks of its functions and its allow-list, the
+library functions its students may call (:class:`~redmax_edu.exercises.tracing.Policy`);
+each assignment module of this package creates one.
 
-:func:`run_check` runs one check on a submission in a child process with a time limit
-(:mod:`~redmax_edu.exercises.sandbox`) and always returns a :class:`CheckResult`, whatever the
-submission does. :meth:`Assignment.report` runs every check of a function (the "check your
-answer" cells of the notebooks and the book); :meth:`Assignment.require` runs one check and
-raises :class:`CheckFailed` unless it earns full marks (the autograder's test cases).
+:func:`run_check` runs one check on a submission and always returns a :class:`CheckResult`,
+whatever the submission does: in a child process with a time limit
+(:mod:`~redmax_edu.exercises.sandbox`) when the student's function lives in this process (the
+"check your answer" cells of the notebooks and the book), in this process when it lives in a
+process of its own (the trusted grading of :mod:`~redmax_edu.exercises.remote`, which
+stops a call that runs too long). :meth:`Assignment.report` runs every check of a function;
+a function that calls the library outside the allow-list, or tries to blind the grader,
+loses every check.
 """
 
+import sys
 import textwrap
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from . import sandbox
+from .calls import Stopped, begin_check, current_index, violation
 from .sandbox import TIME_LIMIT, run_isolated
+from .tracing import Policy
+from .verdict import Unanswered, Verdict
 
-#: The seed of the autograder's inputs; the students' own check cells use seed 0, so that
-#: the graded inputs are not the ones a submission was tuned on.
-GRADING_SEED = 1
+__all__ = ["Assignment", "Check", "CheckResult", "Report", "Unanswered", "Verdict", "entry_points",
+           "run_check"]
 
 #: The width of a printed report, in characters: it fits the output area of a code cell in
 #: the book's pages and in Jupyter without a horizontal scroll bar.
 REPORT_WIDTH = 80
 
-#: Statuses of a result, best first.
-STATUSES = ("correct", "partial", "wrong", "unanswered", "timeout", "crashed", "error")
-
-
-class Verdict(Exception):  # noqa: N818 - a verdict, not an error
-    """Ends a check with ``fraction`` of its points and a message saying what is wrong.
-
-    Raised (or returned) by check bodies and by :func:`~redmax_edu.exercises.calls.call`.
-    """
-
-    status = "wrong"
-
-    def __init__(self, message, fraction=0.0):
-        super().__init__(message)
-        self.message = message
-        self.fraction = float(min(max(fraction, 0.0), 1.0))
-        if 0 < self.fraction < 1:
-            self.status = "partial"
-
-
-class Unanswered(Verdict):
-    """The part is not answered yet (the placeholder is still there)."""
-
-    status = "unanswered"
-
-
-class CheckFailed(AssertionError):
-    """Raised by :meth:`Assignment.require` when a check earns less than full marks.
-
-    Its text starts with ``[points/max points]`` (read back by the otter plugin of
-    :mod:`~redmax_edu.exercises.otter_plugin`, which turns it into partial credit).
-    """
-
-    def __init__(self, result):
-        super().__init__(f"[{_num(result.points)}/{_num(result.max_points)} points] {result.line(False)}")
-        self.result = result
+#: Statuses of a result, best first. "forbidden": the function called a library function its
+#: assignment does not allow; "tampered": it tried to hide its calls from the grader.
+STATUSES = ("correct", "partial", "wrong", "unanswered", "timeout", "crashed", "error", "forbidden",
+            "tampered")
 
 
 @dataclass(frozen=True)
@@ -172,8 +148,7 @@ class Check:
     """One check of one function of an assignment (see the module docstring).
 
     ``body(fn, rng)`` tests the student's ``fn`` and returns None (full marks) or a
-    :class:`Verdict`, or raises one. ``forbidden`` lists library functions the student is
-    asked to write, not to call.
+    :class:`Verdict`, or raises one. ``policy``: the assignment's allow-list.
     """
 
     function: str
@@ -181,20 +156,22 @@ class Check:
     title: str
     points: float
     body: object
-    forbidden: tuple = ()
+    policy: Policy = None
 
 
 def run_check(check, fn, *, seed=0, time_limit=TIME_LIMIT):
     """Run ``check`` on the student's ``fn``; a :class:`CheckResult`, whatever ``fn`` does.
 
     The inputs are drawn from a generator seeded by ``seed`` and the check's name, so a
-    check sees the same inputs every time. The check runs in a child process stopped after
-    ``time_limit`` seconds (None: in this process, without a limit).
+    check sees the same inputs every time. A function of this process runs in a child
+    process stopped after ``time_limit`` seconds (None: in this process, without a limit);
+    a function of another process (:mod:`~redmax_edu.exercises.remote`) is called from here,
+    each call stopped when the check has run ``time_limit`` seconds.
 
     Parameters
     ----------
     check : Check
-    fn : callable or None
+    fn : callable or remote function or None
         The student's function; None when it is not defined.
     seed : int
     time_limit : float or None
@@ -203,8 +180,6 @@ def run_check(check, fn, *, seed=0, time_limit=TIME_LIMIT):
     -------
     CheckResult
     """
-    from .calls import library_uses
-
     def result(fraction, message, status):
         return CheckResult(check.function, check.title, round(check.points * fraction, 2),
                            float(check.points), message, status)
@@ -214,12 +189,18 @@ def run_check(check, fn, *, seed=0, time_limit=TIME_LIMIT):
         return result(0, f"{name} is not defined: run the cell that defines it (and check that it "
                          "runs without a syntax error).", "unanswered")
     if not callable(fn):
-        return result(0, f"{name} is a {type(fn).__name__}, not a function.", "wrong")
-    used = library_uses(fn, check.forbidden)
-    if used:
-        return result(0, f"{name} uses {' and '.join(used)}, which this exercise asks you to "
-                         "write: write it with numpy.", "wrong")
-    outcome = run_isolated(lambda: _evaluate(check, fn, seed), time_limit)
+        return result(0, f"{name} is a {getattr(fn, 'type_name', type(fn).__name__)}, not a function.",
+                      "wrong")
+    if getattr(fn, "remote", False):
+        fn.start_check(time_limit)
+        try:
+            return result(*_evaluate(check, fn, seed))
+        except Stopped as stopped:
+            outcome = sandbox.Outcome(stopped.kind, detail=stopped.detail,
+                                      last_progress=f"called with {stopped.label}")
+    else:
+        current_index()  # built here once, not in every child
+        outcome = run_isolated(lambda: _evaluate(check, fn, seed), time_limit)
     if outcome.status == "done":
         return result(*outcome.value)
     where = f" when {outcome.last_progress}" if outcome.last_progress else ""
@@ -233,34 +214,48 @@ def run_check(check, fn, *, seed=0, time_limit=TIME_LIMIT):
 
 
 def _evaluate(check, fn, seed):
-    """Run the check's body in this process: ``(fraction, message, status)``."""
+    """Run the check's body here: ``(fraction, message, status)``; a call outside the allow-list wins."""
     key = zlib.crc32(f"{check.function}/{check.key}".encode())
     rng = np.random.default_rng([seed, key])
+    policy = check.policy
+    if policy is not None and getattr(fn, "remote", False):
+        policy = policy.strict_copy()
+    begin_check(policy)
     try:
         verdict = check.body(fn, rng)
     except Verdict as raised:
         verdict = raised
+    broken = violation()
+    if broken:
+        return 0.0, *broken
     if verdict is None:
         return 1.0, "correct", "correct"
     return verdict.fraction, verdict.message, verdict.status
 
 
 class Assignment:
-    """The checks of one assignment, grouped by the function they test.
+    """The checks of one assignment, grouped by the function they test, and its allow-list.
 
     Parameters
     ----------
     name : str
         Short name (the notebook's file name without suffix).
     title : str
-    forbidden : dict, optional
-        For each function the students write, the library functions it may not call.
+    allowed : sequence, optional
+        The library functions, classes and modules the students may call from their code
+        (see :class:`~redmax_edu.exercises.tracing.Policy`); any other function of
+        ``redmax_edu`` costs the function that called it every check.
+    forbidden_outside : sequence of str, optional
+        Functions outside the library the students may not call (``"scipy.linalg.expm"``).
+    prepare : callable, optional
+        Called once before checks run (work that the checks' child processes then inherit).
     """
 
-    def __init__(self, name, title, forbidden=None):
+    def __init__(self, name, title, allowed=(), forbidden_outside=(), prepare=None):
         self.name = name
         self.title = title
-        self.forbidden = dict(forbidden or {})
+        self.policy = Policy(allowed, forbidden_outside)
+        self.prepare = prepare
         self.checks = []
 
     def check(self, function, key, title, points):
@@ -269,8 +264,7 @@ class Assignment:
         def register(body):
             if any(c.function == function and c.key == key for c in self.checks):
                 raise ValueError(f"{self.name}: a second check {function}/{key}")
-            self.checks.append(Check(function, key, title, float(points), body,
-                                     tuple(self.forbidden.get(function, ()))))
+            self.checks.append(Check(function, key, title, float(points), body, self.policy))
             return body
 
         return register
@@ -300,20 +294,32 @@ class Assignment:
         checks = self.checks if function is None else self.checks_of(function)
         return float(sum(c.points for c in checks))
 
+    def allowed_text(self):
+        """The allow-list in two sentences, as the student notebooks show it."""
+        outside = sorted(self.policy.forbidden_outside)
+        other = f" (or {', '.join(outside)})" if outside else ""
+        if self.policy.shown:
+            listed = ", ".join(self.policy.shown)
+            first = f"From your code you may call these functions of redmax_edu: {listed}."
+        else:
+            first = "From your code you may call no function of redmax_edu: numpy is yours."
+        which = "any other" if self.policy.shown else "any"
+        return (f"{first} A call of {which} function of redmax_edu{other}, by any route, costs the "
+                "function that makes it all its points.")
+
     def report(self, function, fn, *, seed=0, time_limit=TIME_LIMIT):
-        """Run every check of ``function`` on the student's ``fn``: a printable :class:`Report`."""
-        return Report([run_check(c, fn, seed=seed, time_limit=time_limit) for c in self.checks_of(function)])
+        """Run every check of ``function`` on the student's ``fn``: a printable :class:`Report`.
 
-    def require(self, function, key, fn, *, seed=GRADING_SEED, time_limit=TIME_LIMIT):
-        """Run one check; raise :class:`CheckFailed` (an ``AssertionError``) unless it earns full marks.
-
-        This is the body of the autograder's test cases: the failure's text starts with
-        ``[points/max points]`` and says what is wrong.
+        A function that called the library outside the allow-list, or tried to hide its
+        calls, in any check loses every check, with that check's message.
         """
-        result = run_check(self.find(function, key), fn, seed=seed, time_limit=time_limit)
-        if not result.full_marks:
-            raise CheckFailed(result)
-        return result
+        if self.prepare is not None:
+            self.prepare()
+        results = [run_check(c, fn, seed=seed, time_limit=time_limit) for c in self.checks_of(function)]
+        broken = next((r for r in results if r.status in ("forbidden", "tampered")), None)
+        if broken is not None:
+            results = [replace(r, points=0.0, message=broken.message, status=broken.status) for r in results]
+        return Report(results)
 
 
 def _num(x):
@@ -322,22 +328,23 @@ def _num(x):
 
 
 def entry_points(assignment):
-    """The ``check`` and ``require`` functions of an assignment module, for its notebook and autograder.
+    """The ``check`` function of an assignment module, for its notebook's "check your answer" cells.
 
-    ``check(function, fn, seed=0, time_limit=None)`` runs every check of ``function`` (the
-    "check your answer" cells; ``time_limit`` defaults to
-    :data:`~redmax_edu.exercises.sandbox.TIME_LIMIT`); ``require(function, key, fn)`` runs one
-    check at :data:`GRADING_SEED` and raises :class:`CheckFailed` unless it earns full marks
-    (the autograder's test cases).
+    ``check(function)`` runs every check of ``function`` on the notebook's function of that
+    name (the caller's global), ``check(function, fn)`` on ``fn``; ``seed`` (default 0: the
+    graded inputs come from another, secret seed) and ``time_limit`` (default
+    :data:`~redmax_edu.exercises.sandbox.TIME_LIMIT`) as in :func:`run_check`. A function that
+    is not defined yet gets a sentence saying so. While the trusted grading runs the notebook
+    (:mod:`~redmax_edu.exercises.remote`), the check cells do nothing.
     """
 
-    def check(function, fn, *, seed=0, time_limit=None):
+    def check(function, fn=None, *, seed=0, time_limit=None):
+        if sandbox.STUDENT_PROCESS:
+            return None
+        if fn is None:
+            fn = sys._getframe(1).f_globals.get(function)
         kwargs = {} if time_limit is None else {"time_limit": time_limit}
         return assignment.report(function, fn, seed=seed, **kwargs)
 
-    def require(function, key, fn, *, seed=GRADING_SEED):
-        return assignment.require(function, key, fn, seed=seed)
-
-    check.__doc__ = f"Every check of a function of {assignment.name!r} on the student's ``fn``: a report."
-    require.__doc__ = f"One check of {assignment.name!r}, as an autograder test case."
-    return check, require
+    check.__doc__ = f"Every check of a function of {assignment.name!r} on the student's function: a report."
+    return check

@@ -17,8 +17,8 @@ Examples
 >>> def spring_wrench(E, phi, r, ks, kd):
 ...     return PointSpring(r, r, ks, kd).evaluate(E, phi).f
 >>> print(check("spring_wrench", spring_wrench).results[0].message)
-spring_wrench uses redmax_edu.maximal.forces.PointSpring, which this exercise asks you to write:
-write it with numpy.
+spring_wrench calls maximal.forces.PointSpring.__init__, which this assignment does not let you call
+(it lets you call only lie.brac, lie.gamma): write it yourself.
 
 Taught in book/01_maximal/09_forces.
 """
@@ -32,14 +32,12 @@ from .calls import call, describe
 from .compare import TWIST_COORDINATES, finite_difference_verdict, judge_cases
 from .core import Assignment, Verdict, entry_points
 
-_LIBRARY = [forces.PointSpring, forces.assemble_point_forces, forces.point_kinematics, forces.Spring,
-            lie.material_jacobian]
 ASSIGNMENT = Assignment(
     "03_force_derivatives", "A spring between two bodies: its wrench, stiffness and damping",
-    forbidden={"spring_wrench": _LIBRARY, "spring_stiffness": _LIBRARY, "spring_damping": _LIBRARY},
+    allowed=[lie.brac, lie.gamma],
 )
 check_of = ASSIGNMENT.check
-check, require = entry_points(ASSIGNMENT)
+check = entry_points(ASSIGNMENT)
 
 #: The twelve coordinates of two bodies' twists (or pose perturbations), by index.
 COORDINATES = tuple(f"body {i} {name}" for i in (0, 1) for name in TWIST_COORDINATES)

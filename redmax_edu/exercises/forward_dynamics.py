@@ -19,35 +19,30 @@ Examples
 --------
 >>> from redmax_edu import dynamics
 >>> print(check("mass_matrix", dynamics.mass_matrix).results[0].message)
-mass_matrix uses redmax_edu.dynamics.mass_matrix, which this exercise asks you to write: write it
-with numpy.
+mass_matrix calls dynamics.mass_matrix, which this assignment does not let you call (see its list at
+the top of the notebook): write it yourself.
 
 Taught in book/02_reduced/03_redmax_dynamics.
 """
 
 import numpy as np
 
-from .. import dynamics, recursive
-from ..jacobian import jacobian_and_derivative
-from ..kinematics import forward_kinematics
+from .. import dynamics
+from ..jacobian import jacobian, jacobian_and_derivative
+from ..kinematics import Kinematics, forward_kinematics
 from ..lie import ad
+from ..model import Body, Model
 from .calls import call, describe
 from .chains import describe_model, free_body, pendulum, random_chain, random_state
 from .compare import asymmetry, judge_cases
 from .core import Assignment, Verdict, entry_points
 
-_DYNAMICS = [dynamics.mass_matrix, dynamics.reduced_forces, dynamics.forward_dynamics,
-             dynamics.quadratic_velocity_vector, dynamics.maximal_forces, dynamics.inverse_dynamics,
-             dynamics.constrained_dynamics, recursive.recursive_forward_dynamics,
-             recursive.recursive_inverse_dynamics, recursive.inverse_inertia,
-             recursive.inverse_inertia_product, recursive.recursive_hybrid_dynamics]
-
 ASSIGNMENT = Assignment(
     "03_forward_dynamics", "Forward dynamics in reduced coordinates",
-    forbidden={"mass_matrix": _DYNAMICS, "reduced_forces": _DYNAMICS, "forward_dynamics": _DYNAMICS},
+    allowed=[jacobian, jacobian_and_derivative, forward_kinematics, Kinematics, ad, Model, Body],
 )
 check_of = ASSIGNMENT.check
-check, require = entry_points(ASSIGNMENT)
+check = entry_points(ASSIGNMENT)
 
 SHAPE_HINT = ("J has shape (6n, nq) and M_m (6n, 6n): the products that fit are J^T M_m J and "
               "J^T f; J^T maps body wrenches to joint forces.")

@@ -18,28 +18,27 @@ Examples
 >>> def universal_dS_dq(q):
 ...     return Universal().dS_dq(q)
 >>> print(check("universal_dS_dq", universal_dS_dq).results[0].message)
-universal_dS_dq uses redmax_edu.joints.euler.Universal, which this exercise asks you to write:
-write it with numpy.
+universal_dS_dq calls joints.base.Joint.dS_dq, which this assignment does not let you call (it lets
+you call only lie.brac, lie.unbrac): write it yourself.
 
 Taught in book/03_differentiable/02_joint_derivatives.
 """
 
 import numpy as np
 
+from .. import lie
 from ..checks import numerical_derivative
-from ..joints import SphericalEuler, Universal
-from ..joints.euler import euler_rotation
+from ..joints import Universal
 from .calls import call, describe
 from .compare import finite_difference_verdict, judge_cases
 from .core import Assignment, Verdict, entry_points
 
-_LIBRARY = [Universal, SphericalEuler, euler_rotation]
 ASSIGNMENT = Assignment(
     "01_joint_derivative", "A joint's derivatives: the universal joint",
-    forbidden={"universal_dQ_dq": _LIBRARY, "universal_dS_dq": _LIBRARY, "universal_dSdot_dq": _LIBRARY},
+    allowed=[lie.brac, lie.unbrac],
 )
 check_of = ASSIGNMENT.check
-check, require = entry_points(ASSIGNMENT)
+check = entry_points(ASSIGNMENT)
 
 JOINT = Universal()
 COORDINATES = ("q_1", "q_2")

@@ -18,8 +18,8 @@ Examples
 >>> def kkt_step(M, phi, f, G, g, h, gamma):
 ...     return kkt_solve(M, M @ phi + h * f, G, -gamma * g).phi
 >>> print(check("kkt_step", kkt_step).results[0].message)
-kkt_step uses redmax_edu.maximal.solve.kkt_solve, which this exercise asks you to write: write it
-with numpy.
+kkt_step calls maximal.solve.kkt_solve, which this assignment does not let you call (it lets you
+call no function of the library): write it yourself.
 
 Taught in book/01_maximal/10_joints and 12_solvers.
 """
@@ -27,17 +27,16 @@ Taught in book/01_maximal/10_joints and 12_solvers.
 import numpy as np
 
 from .. import lie
-from ..maximal import simulate, solve
+from ..maximal import solve
 from ..maximal.constraints import Joint
 from .calls import call
 from .compare import asymmetry, judge_cases
 from .core import Assignment, Verdict, entry_points
 
-_LIBRARY = [solve.kkt_solve, solve.contact_qp, simulate.step, simulate.simulate]
 ASSIGNMENT = Assignment("04_kkt_step", "One step of the KKT joint solve",
-                        forbidden={"kkt_matrix": _LIBRARY, "kkt_step": _LIBRARY})
+                        allowed=[])
 check_of = ASSIGNMENT.check
-check, require = entry_points(ASSIGNMENT)
+check = entry_points(ASSIGNMENT)
 
 
 # --- the inputs ---------------------------------------------------------------------------------

@@ -34,14 +34,7 @@ from ..joints import Revolute
 from ..model import Body, Model
 from .calls import call, describe
 from .compare import agrees, asymmetry, judge_cases
-from .core import GRADING_SEED, Assignment, Verdict
-
-ASSIGNMENT = Assignment(
-    "01_lagrangian_arm", "The Lagrangian of a two-link arm",
-    forbidden={"mass_matrix": [lagrange.chain_lagrangian, lagrange.planar_two_link, dynamics.mass_matrix],
-               "coriolis_matrix": [lagrange.chain_lagrangian, lagrange.planar_two_link]},
-)
-check_of = ASSIGNMENT.check
+from .core import Assignment, Verdict, entry_points
 
 #: The parameters of the arm, in the order of :func:`redmax_edu.lagrange.planar_two_link`.
 PARAMETERS = ("m1", "m2", "l1", "r1", "r2", "I1", "I2")
@@ -51,8 +44,8 @@ PARAMETERS = ("m1", "m2", "l1", "r1", "r2", "I1", "I2")
 def terms():
     """Numpy functions of ``(q, qdot, arm)``: ``M``, ``C``, ``dM`` (dM/dq_k, last index k), from sympy.
 
-    Derived once per process (about a second); :func:`check` and :func:`require` derive them
-    before the checks' child processes start, which inherit them.
+    Derived once per process (about a second): the assignment prepares them before the
+    checks' child processes start, which inherit them.
     """
     import sympy as sp
 
@@ -74,21 +67,9 @@ def terms():
     }
 
 
-def check(function, fn, *, seed=0, time_limit=None):
-    """Every check of ``function`` (``"mass_matrix"`` or ``"coriolis_matrix"``) on ``fn``: a report.
-
-    The "check your answer" cell of the assignment; ``time_limit`` defaults to
-    :data:`~redmax_edu.exercises.sandbox.TIME_LIMIT`.
-    """
-    terms()
-    kwargs = {} if time_limit is None else {"time_limit": time_limit}
-    return ASSIGNMENT.report(function, fn, seed=seed, **kwargs)
-
-
-def require(function, key, fn, *, seed=GRADING_SEED):
-    """One check, as an autograder test case: raises ``CheckFailed`` unless it earns full marks."""
-    terms()
-    return ASSIGNMENT.require(function, key, fn, seed=seed)
+ASSIGNMENT = Assignment("01_lagrangian_arm", "The Lagrangian of a two-link arm", allowed=[], prepare=terms)
+check_of = ASSIGNMENT.check
+check = entry_points(ASSIGNMENT)
 
 
 # --- inputs -------------------------------------------------------------------------------------

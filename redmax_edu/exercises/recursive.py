@@ -19,7 +19,7 @@ Examples
 --------
 >>> from redmax_edu import recursive
 >>> report = check("inverse_dynamics", recursive.recursive_inverse_dynamics)
->>> report.points, "which this exercise asks you to write" in report.results[0].message
+>>> report.points, "which this assignment does not let you call" in report.results[0].message
 (0.0, True)
 
 Taught in book/02_reduced/12_recursive_dynamics and book/04_companions/01_lagrangian_arm.
@@ -27,26 +27,21 @@ Taught in book/02_reduced/12_recursive_dynamics and book/04_companions/01_lagran
 
 import numpy as np
 
-from .. import dynamics, jacobian, recursive
-from ..kinematics import body_twists, forward_kinematics, joint_twist_adjoints
+from .. import recursive
+from ..kinematics import Kinematics, body_twists, forward_kinematics, joint_twist_adjoints
 from ..lie import ad
+from ..model import Body, Model
 from .calls import call, describe
 from .chains import describe_model, pendulum, random_chain, random_state
 from .compare import judge_cases
 from .core import Assignment, Verdict, entry_points
 
-_FORBIDDEN = [recursive.body_accelerations, recursive.recursive_inverse_dynamics,
-              recursive.recursive_forward_dynamics, recursive.recursive_hybrid_dynamics,
-              jacobian.jacobian, jacobian.jacobian_and_derivative, jacobian.jacobian_product,
-              jacobian.jacobian_transpose_product, dynamics.inverse_dynamics, dynamics.mass_matrix,
-              dynamics.reduced_forces, dynamics.maximal_forces, dynamics.forward_dynamics]
-
 ASSIGNMENT = Assignment(
     "04_recursive", "Recursive inverse dynamics in two sweeps",
-    forbidden={"body_accelerations": _FORBIDDEN, "inverse_dynamics": _FORBIDDEN},
+    allowed=[forward_kinematics, joint_twist_adjoints, Kinematics, ad, Model, Body],
 )
 check_of = ASSIGNMENT.check
-check, require = entry_points(ASSIGNMENT)
+check = entry_points(ASSIGNMENT)
 
 
 def _label(model, q, qdot, qddot):

@@ -20,8 +20,8 @@ Examples
 >>> def jacobian(parents, E_ij, E_ip, S):
 ...     return fill_jacobian(parents, E_ij)
 >>> print(check("jacobian", jacobian).results[0].message)
-jacobian uses redmax_edu.jacobian.fill_jacobian, which this exercise asks you to write: write it
-with numpy.
+jacobian calls jacobian.fill_jacobian, which this assignment does not let you call (it lets you call
+only lie.adjoint, lie.brac): write it yourself.
 
 Taught in book/02_reduced/01_reduced_coordinates and 02_jacobian.
 """
@@ -32,16 +32,14 @@ from .. import jacobian as jacobians
 from .. import kinematics, lie
 from ..joints import Planar, Prismatic, Revolute, SphericalEuler, Universal
 from ..model import Body, Model
-from .calls import describe
-from .compare import judge_cases
-from .core import Assignment, entry_points
+from .calls import call, describe
+from .compare import agrees, explain, judge_cases, max_error
+from .core import Assignment, Verdict, entry_points
 
-_LIBRARY = [jacobians.jacobian, jacobians.fill_jacobian, jacobians.jacobian_and_derivative,
-            jacobians.jacobian_product, kinematics.forward_kinematics, kinematics.body_twists]
 ASSIGNMENT = Assignment("02_jacobian", "The Jacobian by Algorithm 1",
-                        forbidden={"body_twists": _LIBRARY, "jacobian": _LIBRARY})
+                        allowed=[lie.adjoint, lie.brac])
 check_of = ASSIGNMENT.check
-check, require = entry_points(ASSIGNMENT)
+check = entry_points(ASSIGNMENT)
 
 
 # --- random trees -------------------------------------------------------------------------------
@@ -79,7 +77,8 @@ def inputs(model, q):
     return (list(model.parents), E_ij, E_ip, [np.array(s) for s in kin.S]), kin
 
 
-def _describe_tree(model, kinds):
+def describe_tree(model, kinds):
+    """The tree in words: its bodies and each joint with its parent."""
     joints = ", ".join(f"{kind} ({p})" for kind, p in zip(kinds, model.parents, strict=True))
     return f"{model.n} {'body' if model.n == 1 else 'bodies'}, joints (parent): {joints}"
 
@@ -105,8 +104,8 @@ def _offsets(S, reverse=False):
     return offsets
 
 
-def _adjoints(E):
-    """The adjoints of a stack of transforms, (n, 6, 6)."""
+def adjoints(E):
+    """The adjoints of a stack of transforms, (n, 6, 6) (also the inputs of :mod:`.jacobian_products`)."""
     return np.stack([lie.adjoint(e) for e in E])
 
 
@@ -123,8 +122,8 @@ def sweep(parents, A_joint, A_parent, S, reverse=False):
 
 def _slips(parents, E_ij, E_ip, S):
     """The usual slips of the sweep: (message for J, message for the twists, wrong J)."""
-    A_ij, A_ip = _adjoints(E_ij), _adjoints(E_ip)
-    A_ji, A_pi = _adjoints([lie.inv_se3(e) for e in E_ij]), _adjoints([lie.inv_se3(e) for e in E_ip])
+    A_ij, A_ip = adjoints(E_ij), adjoints(E_ip)
+    A_ji, A_pi = adjoints([lie.inv_se3(e) for e in E_ij]), adjoints([lie.inv_se3(e) for e in E_ip])
     T = np.swapaxes
     I6 = np.broadcast_to(np.eye(6), A_ip.shape)
     return [
@@ -177,11 +176,11 @@ def _twist_cases(fn, rng, shape, count, **kwargs):
     for _ in range(count):
         model, q, qdot = tree(rng, parents, kinds)
         args, kin = inputs(model, q)
-        cases.append(((*args, qdot), f"{_describe_tree(model, kinds)}, qdot = {describe(qdot)}"))
+        cases.append(((*args, qdot), f"{describe_tree(model, kinds)}, qdot = {describe(qdot)}"))
     n = len(parents)
 
     def reference(parents, E_ij, E_ip, S, qdot):
-        return (sweep(parents, _adjoints(E_ij), _adjoints(E_ip), S) @ qdot).reshape(n, 6)
+        return (sweep(parents, adjoints(E_ij), adjoints(E_ip), S) @ qdot).reshape(n, 6)
 
     return judge_cases(fn, cases, name="body_twists", shape=(n, 6), reference=reference,
                        mistakes=twist_mistakes, what="the body twists", **kwargs)
@@ -207,7 +206,7 @@ def twists_library(fn, rng):
     parents, kinds = SHAPES["tree"]
     model, q, qdot = tree(rng, parents, kinds)
     args, _ = inputs(model, q)
-    label = f"{_describe_tree(model, kinds)}, qdot = {describe(qdot)}"
+    label = f"{describe_tree(model, kinds)}, qdot = {describe(qdot)}"
     want = kinematics.forward_kinematics(model, q, qdot).phi
     return judge_cases(fn, [((*args, qdot), label)], name="body_twists", shape=want.shape,
                        reference=lambda *a: want, mistakes=twist_mistakes, what="the body twists")
@@ -222,7 +221,7 @@ def _jacobian_cases(fn, rng, shape, count, **kwargs):
     for _ in range(count):
         model, q, _ = tree(rng, parents, kinds)
         args, kin = inputs(model, q)
-        cases.append((args, _describe_tree(model, kinds)))
+        cases.append((args, describe_tree(model, kinds)))
         references.append(jacobians.fill_jacobian(model, kin))
     lookup = {id(args[1]): J for (args, _), J in zip(cases, references, strict=True)}
     return judge_cases(fn, cases, name="jacobian", shape=references[0].shape,
@@ -256,11 +255,11 @@ def jacobian_twists(fn, rng):
     model, q, qdot = tree(rng, parents, kinds)
     args, _ = inputs(model, q)
     want = kinematics.forward_kinematics(model, q, qdot).phi.ravel()
-
-    def times_qdot(*a):
-        J = fn(*a)
-        return np.asarray(J, float) @ qdot if np.ndim(J) == 2 and np.shape(J)[1] == len(qdot) else J
-
-    return judge_cases(times_qdot, [(args, f"{_describe_tree(model, kinds)}, times qdot = {describe(qdot)}")],
-                       name="jacobian", shape=want.shape, reference=lambda *a: want,
-                       what="the stacked body twists of forward kinematics")
+    label = f"{describe_tree(model, kinds)}, times qdot = {describe(qdot)}"
+    J = call(fn, *args, name="jacobian", shape=(len(want), len(qdot)), label=label)
+    got = J @ qdot
+    if agrees(got, want):
+        return None
+    explanation = explain(got, want, what="the stacked body twists of forward kinematics")
+    return Verdict(f"jacobian({label}) times qdot is wrong (largest error {max_error(got, want):.2g})"
+                   + (f": {explanation}" if explanation else "."))

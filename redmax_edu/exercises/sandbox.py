@@ -38,6 +38,10 @@ TIME_LIMIT = 5.0
 
 _progress = None  # the child's progress channel (a Connection), None outside a child
 
+#: True in the process that runs a notebook for the trusted grading (:mod:`~redmax_edu.exercises.remote`):
+#: its "check your answer" cells do nothing there.
+STUDENT_PROCESS = False
+
 
 @dataclass(frozen=True)
 class Outcome:

@@ -15,8 +15,8 @@ Examples
 >>> def universal_Q(q):
 ...     return Universal().Q(q)
 >>> print(check("universal_Q", universal_Q).results[0].message)
-universal_Q uses redmax_edu.joints.euler.Universal, which this exercise asks you to write: write
-it with numpy.
+universal_Q calls joints.base.Joint.Q, which this assignment does not let you call (it lets you call
+only lie.brac, lie.unbrac): write it yourself.
 
 Taught in book/02_reduced/04_joints and 04b_euler_joints.
 """
@@ -25,19 +25,17 @@ import numpy as np
 
 from .. import lie
 from ..checks import numerical_derivative
-from ..joints import SphericalEuler, Universal
-from ..joints.euler import euler_rotation
+from ..joints import Universal
 from .calls import call, describe
 from .compare import finite_difference_verdict, judge_cases
 from .core import Assignment, entry_points
 
-_LIBRARY = [Universal, SphericalEuler, euler_rotation]
 ASSIGNMENT = Assignment(
     "01_joint_Q_S_Sdot", "A joint's Q, S and Sdot: the universal joint",
-    forbidden={"universal_Q": _LIBRARY, "universal_S": _LIBRARY, "universal_Sdot": _LIBRARY},
+    allowed=[lie.brac, lie.unbrac],
 )
 check_of = ASSIGNMENT.check
-check, require = entry_points(ASSIGNMENT)
+check = entry_points(ASSIGNMENT)
 
 JOINT = Universal()
 COORDINATES = ("q_1", "q_2")

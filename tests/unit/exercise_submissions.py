@@ -1,7 +1,8 @@
 """Submissions for the tests of the graders (not a test module).
 
 * :func:`reference` loads the reference solutions from the source notebooks of
-  ``exercises/`` (the notebook is the one copy of the solutions);
+  ``exercises/`` (the notebook is the one copy of the solutions); :func:`fill` writes them (or
+  :func:`doubled`, a wrong version) into a generated student notebook;
 * ``EXP_LOG_MUTANTS``, ``ADJOINT_MUTANTS`` and the later ones (``FORCE_MUTANTS``, ...): for
   every common mistake, a mutant of the solution written as a student would, with numpy and
   ``brac`` only (a mutant calling the
@@ -14,6 +15,7 @@
 import contextlib
 import io
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -22,6 +24,7 @@ import matplotlib
 import nbformat
 import numpy as np
 
+from redmax_edu.exercises import ASSIGNMENTS
 from redmax_edu.lie import brac, gamma
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,14 +32,19 @@ SOURCES = {"01_exp_log": ROOT / "exercises/01_maximal/01_exp_log.ipynb",
            "02_adjoint": ROOT / "exercises/01_maximal/02_adjoint.ipynb",
            "03_force_derivatives": ROOT / "exercises/01_maximal/03_force_derivatives.ipynb",
            "04_kkt_step": ROOT / "exercises/01_maximal/04_kkt_step.ipynb",
+           "05_spatial_inertia": ROOT / "exercises/01_maximal/05_spatial_inertia.ipynb",
            "01_joint_Q_S_Sdot": ROOT / "exercises/02_reduced/01_joint_Q_S_Sdot.ipynb",
            "02_jacobian": ROOT / "exercises/02_reduced/02_jacobian.ipynb",
            "03_forward_dynamics": ROOT / "exercises/02_reduced/03_forward_dynamics.ipynb",
            "04_recursive": ROOT / "exercises/02_reduced/04_recursive.ipynb",
+           "05_jacobian_products": ROOT / "exercises/02_reduced/05_jacobian_products.ipynb",
            "01_joint_derivative": ROOT / "exercises/03_differentiable/01_joint_derivative.ipynb",
            "02_bdf1_newton_step": ROOT / "exercises/03_differentiable/02_bdf1_newton_step.ipynb",
            "03_adjoint_gradient": ROOT / "exercises/03_differentiable/03_adjoint_gradient.ipynb",
-           "01_lagrangian_arm": ROOT / "exercises/04_companions/01_lagrangian_arm.ipynb"}
+           "04_jacobian_derivative": ROOT / "exercises/03_differentiable/04_jacobian_derivative.ipynb",
+           "05_mass_matrix_derivative": ROOT / "exercises/03_differentiable/05_mass_matrix_derivative.ipynb",
+           "01_lagrangian_arm": ROOT / "exercises/04_companions/01_lagrangian_arm.ipynb",
+           "01_discrete_euler_lagrange": ROOT / "exercises/05_variational/01_discrete_euler_lagrange.ipynb"}
 
 
 def solution_cells(notebook):
@@ -63,6 +71,55 @@ def reference(name):
         for code in solution_cells(SOURCES[name]):
             exec(code, namespace)
     return namespace
+
+
+# --- generated notebooks, filled in ------------------------------------------------------------------
+
+
+def student(generated, name):
+    return generated[name] / "student" / f"{name}.ipynb"
+
+
+def autograder(generated, name):
+    return generated[name] / "autograder" / "autograder.zip"
+
+
+def answer_cells(nb):
+    return [c for c in nb.cells if "otter_answer_cell" in c.metadata.get("tags", [])]
+
+
+def question_of(code, functions):
+    """The function of ``functions`` that a cell defines (its first ``def``, when it defines none of them)."""
+    names = re.findall(r"^def (\w+)\(", code, flags=re.M)
+    return next((n for n in names if n in functions), names[0] if names else None)
+
+
+def fill(student, target, sources):
+    """A copy of the student notebook with the answer cells that define ``sources``' functions replaced."""
+    nb = nbformat.read(student, as_version=4)
+    for cell in answer_cells(nb):
+        name = question_of(cell.source, sources)
+        if name in sources:
+            cell.source = sources[name]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, target)
+    return target
+
+
+def solutions(name):
+    """{function: the source notebook's solution cell}: the answers filled back in."""
+    functions = ASSIGNMENTS[name].functions
+    return {question_of(code, functions): code for code in solution_cells(SOURCES[name])}
+
+
+def doubled(name):
+    """The solutions, but the first function returns twice the right answer (a wrong submission)."""
+    answers = solutions(name)
+    first = ASSIGNMENTS[name].functions[0]
+    answers[first] = (re.sub(rf"\b{first}\(", f"right_{first}(", answers[first])
+                      + f"\n\ndef {first}(*args):\n    return 2 * np.asarray(right_{first}(*args))\n")
+    return answers
+
 
 
 # --- exp_se3 and log_se3 ------------------------------------------------------------------------
@@ -816,4 +873,151 @@ BROKEN = {
     "exits": (exits, "raised SystemExit", "wrong"),
     "kills_the_process": (kills_the_process, "ended the Python process", "crashed"),
     "returns_tuple": (returns_tuple, "returned a tuple of 2 arrays", "wrong"),
+}
+
+
+# --- spatial_inertia, composite_spatial_inertia (05_spatial_inertia) ------------------------------
+
+
+def _spatial(mass, com, inertia, parallel=-1.0, coupling=1.0):
+    C = brac(com)
+    return np.block([[inertia + parallel * mass * C @ C, coupling * mass * C],
+                     [-coupling * mass * C, mass * np.eye(3)]])
+
+
+def spatial_no_parallel_axis(mass, com, inertia):
+    return _spatial(mass, com, inertia, parallel=0.0)
+
+
+def spatial_parallel_sign(mass, com, inertia):
+    return _spatial(mass, com, inertia, parallel=1.0)
+
+
+def spatial_coupling_signs(mass, com, inertia):
+    return _spatial(mass, com, inertia, coupling=-1.0)
+
+
+def spatial_linear_first(mass, com, inertia):
+    M = _spatial(mass, com, inertia)
+    return np.block([[M[3:, 3:], M[3:, :3]], [M[:3, 3:], M[:3, :3]]])  # (nu, omega) order
+
+
+def _adjoint_of(E):
+    R, p = E[:3, :3], E[:3, 3]
+    return np.block([[R, Z], [brac(p) @ R, R]])
+
+
+def composite_wrong_frame(inertias, frames):
+    return sum(_adjoint_of(E).T @ M @ _adjoint_of(E) for M, E in zip(inertias, frames, strict=True))
+
+
+def composite_not_moved(inertias, frames):
+    return np.sum(inertias, axis=0)
+
+
+def composite_ad_m_adt(inertias, frames):
+    return sum(_adjoint_of(_inv_pose(E)) @ M @ _adjoint_of(_inv_pose(E)).T
+               for M, E in zip(inertias, frames, strict=True))
+
+
+SPATIAL_INERTIA_MUTANTS = {
+    "spatial_no_parallel_axis": ("spatial_inertia", spatial_no_parallel_axis,
+                                 "the parallel-axis term is missing"),
+    "spatial_parallel_sign": ("spatial_inertia", spatial_parallel_sign,
+                              "the parallel-axis term has the wrong sign"),
+    "spatial_coupling_signs": ("spatial_inertia", spatial_coupling_signs,
+                               "the coupling blocks have their signs exchanged"),
+    "spatial_linear_first": ("spatial_inertia", spatial_linear_first, "omega and nu are swapped"),
+    "composite_wrong_frame": ("composite_spatial_inertia", composite_wrong_frame,
+                              "the adjoint of the wrong frame"),
+    "composite_not_moved": ("composite_spatial_inertia", composite_not_moved,
+                            "the parts are summed without being moved to c"),
+    "composite_ad_m_adt": ("composite_spatial_inertia", composite_ad_m_adt, "it is Ad M Ad^T"),
+}
+
+
+# --- jacobian_transpose_product, mass_matrix_product (05_jacobian_products) -------------------------
+
+
+def _starts(S):
+    return np.concatenate([[0], np.cumsum([s.shape[1] for s in S])])
+
+
+def _backward(parents, E_ij, E_ip, S, y, order=None, joint=_adj, parent=lambda E: _adj(E).T, hand_on=True,
+              reverse_entries=False):
+    w = np.array(y, dtype=float)
+    starts = _starts(S)
+    out = np.zeros(starts[-1])
+    blocks = []
+    for i in order if order is not None else range(len(parents) - 1, -1, -1):
+        blocks.append((i, (joint(E_ij[i]) @ S[i]).T @ w[i]))
+        if parents[i] >= 0 and hand_on:
+            w[parents[i]] += parent(E_ip[i]) @ w[i]
+    if reverse_entries:
+        return np.concatenate([b for _, b in sorted(blocks, reverse=True)])
+    for i, b in blocks:
+        out[starts[i]:starts[i + 1]] = b
+    return out
+
+
+def transpose_forward_loop(parents, E_ij, E_ip, S, y):
+    return _backward(parents, E_ij, E_ip, S, y, order=range(len(parents)))  # parents before children
+
+
+def transpose_no_hand_on(parents, E_ij, E_ip, S, y):
+    return _backward(parents, E_ij, E_ip, S, y, hand_on=False)
+
+
+def transpose_not_transposed(parents, E_ij, E_ip, S, y):
+    return _backward(parents, E_ij, E_ip, S, y, joint=lambda E: _adj(E).T, parent=_adj)
+
+
+def transpose_inverse_joint(parents, E_ij, E_ip, S, y):
+    return _backward(parents, E_ij, E_ip, S, y, joint=lambda E: _adj(_inv_pose(E)))
+
+
+def transpose_reversed(parents, E_ij, E_ip, S, y):
+    return _backward(parents, E_ij, E_ip, S, y, reverse_entries=True)
+
+
+def _twists_of(parents, E_ij, E_ip, S, x, with_parent=True):
+    starts = _starts(S)
+    phi = np.zeros((len(parents), 6))
+    for i, p in enumerate(parents):
+        phi[i] = _adj(E_ij[i]) @ S[i] @ x[starts[i]:starts[i + 1]]
+        if p >= 0 and with_parent:
+            phi[i] += _adj(E_ip[i]) @ phi[p]
+    return phi
+
+
+def product_no_inertia(parents, E_ij, E_ip, S, inertias, x):
+    return _backward(parents, E_ij, E_ip, S, _twists_of(parents, E_ij, E_ip, S, x))
+
+
+def product_forward_no_parent(parents, E_ij, E_ip, S, inertias, x):
+    phi = _twists_of(parents, E_ij, E_ip, S, x, with_parent=False)
+    return _backward(parents, E_ij, E_ip, S, np.einsum("nij,nj->ni", inertias, phi))
+
+
+def product_backward_no_hand_on(parents, E_ij, E_ip, S, inertias, x):
+    phi = _twists_of(parents, E_ij, E_ip, S, x)
+    return _backward(parents, E_ij, E_ip, S, np.einsum("nij,nj->ni", inertias, phi), hand_on=False)
+
+
+JACOBIAN_PRODUCT_MUTANTS = {
+    "transpose_forward_loop": ("jacobian_transpose_product", transpose_forward_loop,
+                               "a child's wrench is not handed to its parent"),
+    "transpose_no_hand_on": ("jacobian_transpose_product", transpose_no_hand_on,
+                             "a child's wrench is not handed to its parent"),
+    "transpose_not_transposed": ("jacobian_transpose_product", transpose_not_transposed,
+                                 "it carries wrenches with Ad where Ad^T belongs"),
+    "transpose_inverse_joint": ("jacobian_transpose_product", transpose_inverse_joint,
+                                "the joint's columns use Ad(E_j_i)"),
+    "transpose_reversed": ("jacobian_transpose_product", transpose_reversed,
+                           "the joints' entries are in the wrong order"),
+    "product_no_inertia": ("mass_matrix_product", product_no_inertia, "the inertias are left out"),
+    "product_forward_no_parent": ("mass_matrix_product", product_forward_no_parent,
+                                  "in the forward sweep, the parent's twist is missing"),
+    "product_backward_no_hand_on": ("mass_matrix_product", product_backward_no_hand_on,
+                                    "in the backward sweep, a child's wrench is not handed to its parent"),
 }

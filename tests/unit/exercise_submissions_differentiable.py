@@ -1,7 +1,9 @@
 """Mutants of the Part 3 assignments (not a test module): see ``exercise_submissions``.
 
-``JOINT_DERIVATIVE_MUTANTS`` (01_joint_derivative), ``BDF1_MUTANTS`` (02_bdf1_newton_step) and
-``ADJOINT_GRADIENT_MUTANTS`` (03_adjoint_gradient):
+``JOINT_DERIVATIVE_MUTANTS`` (01_joint_derivative), ``BDF1_MUTANTS`` (02_bdf1_newton_step),
+``ADJOINT_GRADIENT_MUTANTS`` (03_adjoint_gradient), ``JACOBIAN_DERIVATIVE_MUTANTS``
+(04_jacobian_derivative), ``MASS_DERIVATIVE_MUTANTS`` (05_mass_matrix_derivative) and, for
+chapter 5, ``DEL_MUTANTS`` (01_discrete_euler_lagrange):
 for every common mistake, a mutant of the solution written as a student would (numpy and the
 library's ``dynamics_derivatives`` only; a mutant calling the library's joints or implicit
 integrators would be refused as such), and a fragment of the message the grader must give it.
@@ -10,6 +12,10 @@ integrators would be refused as such), and a fragment of the message the grader 
 import numpy as np
 
 from redmax_edu.derivatives import dynamics_derivatives
+from redmax_edu.dynamics import mass_matrix, reduced_forces
+from redmax_edu.jacobian import jacobian, jacobian_dq
+from redmax_edu.kinematics import forward_kinematics
+from redmax_edu.lie import brac
 
 # --- universal_dQ_dq, universal_dS_dq, universal_dSdot_dq (01_joint_derivative) -------------------
 
@@ -311,4 +317,220 @@ ADJOINT_GRADIENT_MUTANTS = {
     "parameter_off_by_one": ("parameter_gradient", parameter_off_by_one, "off by one step"),
     "parameter_no_explicit": ("parameter_gradient", parameter_no_explicit,
                               "the explicit term dPsi/dp|_qbar is missing"),
+}
+
+
+# --- jacobian_derivative, jacobian_rate (04_jacobian_derivative) ------------------------------------
+
+
+def _ad(phi):
+    W, N = brac(phi[:3]), brac(phi[3:])
+    return np.block([[W, np.zeros((3, 3))], [N, W]])
+
+
+def _brackets(J, keep):
+    n = J.shape[1]
+    out = np.zeros((*J.shape, n))
+    for i in range(J.shape[0] // 6):
+        Ji = J[6 * i:6 * i + 6]
+        for j in range(n):
+            for k in range(n):
+                if keep(i, j, k):
+                    out[6 * i:6 * i + 6, j, k] = _ad(Ji[:, j]) @ Ji[:, k]
+    return out
+
+
+def _right(i, j, k):
+    return j < k <= i
+
+
+def derivative_bracket_swapped(J):
+    return -_brackets(J, _right)  # ad(J_k) J_j
+
+
+def derivative_joints_before(J):
+    return _brackets(J, lambda i, j, k: k < j <= i)
+
+
+def derivative_own_frame(J):
+    n = J.shape[1]
+    out = np.zeros((*J.shape, n))
+    for i in range(J.shape[0] // 6):
+        for j in range(n):
+            for k in range(j + 1, min(i, n - 1) + 1):
+                out[6 * i:6 * i + 6, j, k] = _ad(J[6 * i:6 * i + 6, j]) @ J[6 * k:6 * k + 6, k]  # body k's
+    return out
+
+
+def derivative_index_first(J):
+    return np.moveaxis(_brackets(J, _right), -1, 0)
+
+
+def derivative_slices_transposed(J):
+    return np.swapaxes(_brackets(J, _right), 1, 2)
+
+
+def rate_bracket_swapped(J, qdot):
+    return -_brackets(J, _right) @ qdot
+
+
+def rate_column_index(J, qdot):
+    return np.einsum("rjk,j->rk", _brackets(J, _right), qdot)
+
+
+def rate_without_qdot(J, qdot):
+    return _brackets(J, _right).sum(axis=2)
+
+
+JACOBIAN_DERIVATIVE_MUTANTS = {
+    "derivative_bracket_swapped": ("jacobian_derivative", derivative_bracket_swapped,
+                                   "the bracket is the wrong way round"),
+    "derivative_joints_before": ("jacobian_derivative", derivative_joints_before,
+                                 "it uses the joints before j"),
+    "derivative_own_frame": ("jacobian_derivative", derivative_own_frame, "off by a frame: joint k's twist"),
+    "derivative_index_first": ("jacobian_derivative", derivative_index_first,
+                               "The derivative index goes last"),
+    "derivative_slices_transposed": ("jacobian_derivative", derivative_slices_transposed,
+                                     "the last two indices are exchanged"),
+    "rate_bracket_swapped": ("jacobian_rate", rate_bracket_swapped, "the bracket is the wrong way round"),
+    "rate_column_index": ("jacobian_rate", rate_column_index, "it contracts qdot with the column index j"),
+    "rate_without_qdot": ("jacobian_rate", rate_without_qdot, "it is dJ/dq with every rate 1"),
+}
+
+
+# --- mass_matrix_derivative, mass_matrix_rate (05_mass_matrix_derivative) ----------------------------
+
+
+def _first_term(model, q):
+    J, dJ = jacobian(model, q), jacobian_dq(model, q)
+    Mm = np.zeros((6 * model.n, 6 * model.n))
+    for i, body in enumerate(model.bodies):
+        Mm[6 * i:6 * i + 3, 6 * i:6 * i + 3] = body.inertia
+        Mm[6 * i + 3:6 * i + 6, 6 * i + 3:6 * i + 6] = body.mass * np.eye(3)
+    return np.einsum("rik,rs,sj->ijk", dJ, Mm, J)
+
+
+def mass_derivative_first_term(model, q):
+    return _first_term(model, q)
+
+
+def mass_derivative_second_term(model, q):
+    return np.swapaxes(_first_term(model, q), 0, 1)
+
+
+def mass_derivative_twice(model, q):
+    return 2 * _first_term(model, q)
+
+
+def mass_derivative_index_first(model, q):
+    first = _first_term(model, q)
+    return np.moveaxis(first + np.swapaxes(first, 0, 1), -1, 0)
+
+
+def mass_rate_first_term(model, q, qdot):
+    return _first_term(model, q) @ qdot
+
+
+def mass_rate_first_index(model, q, qdot):
+    first = _first_term(model, q)
+    return np.einsum("ijk,i->jk", first + np.swapaxes(first, 0, 1), qdot)
+
+
+MASS_DERIVATIVE_MUTANTS = {
+    "mass_derivative_first_term": ("mass_matrix_derivative", mass_derivative_first_term,
+                                   "it has only the term (dJ/dq_k)^T M_m J"),
+    "mass_derivative_second_term": ("mass_matrix_derivative", mass_derivative_second_term,
+                                    "it has only the term J^T M_m dJ/dq_k"),
+    "mass_derivative_twice": ("mass_matrix_derivative", mass_derivative_twice, "it is twice one term"),
+    "mass_derivative_index_first": ("mass_matrix_derivative", mass_derivative_index_first,
+                                    "the derivative index is first"),
+    "mass_rate_first_term": ("mass_matrix_rate", mass_rate_first_term,
+                             "it has only one term of the product rule"),
+    "mass_rate_first_index": ("mass_matrix_rate", mass_rate_first_index,
+                              "qdot is contracted with the first index"),
+}
+
+
+# --- discrete_lagrangian, discrete_momentum, del_residual (01_discrete_euler_lagrange) -------------------
+
+
+def _potential(model, q):
+    kin = forward_kinematics(model, q)
+    return -sum(body.mass * model.gravity @ kin.E_wi[i][:3, 3] for i, body in enumerate(model.bodies))
+
+
+def _kinetic(model, q, v):
+    return 0.5 * v @ mass_matrix(model, q) @ v
+
+
+def lagrangian_full_step(model, q0, q1, h):
+    v = (q1 - q0) / h
+    return h * sum(_kinetic(model, q, v) - _potential(model, q) for q in (q0, q1))
+
+
+def lagrangian_plus_potential(model, q0, q1, h):
+    v = (q1 - q0) / h
+    return h / 2 * sum(_kinetic(model, q, v) + _potential(model, q) for q in (q0, q1))
+
+
+def lagrangian_midpoint(model, q0, q1, h):
+    v, mid = (q1 - q0) / h, (q0 + q1) / 2
+    return h * (_kinetic(model, mid, v) - _potential(model, mid))
+
+
+def _dL_dq(model, q, v, with_dM=True):
+    dM = dynamics_derivatives(model, q, np.zeros(model.nq)).dM_dq
+    gravity = reduced_forces(model, q, np.zeros(model.nq))
+    return (0.5 * np.einsum("i,ijk,j->k", v, dM, v) if with_dM else 0) + gravity
+
+
+def _mean(model, q0, q1, h):
+    return 0.5 * (mass_matrix(model, q0) + mass_matrix(model, q1)) @ ((q1 - q0) / h)
+
+
+def momentum_continuous(model, q0, q1, h):
+    return mass_matrix(model, q1) @ ((q1 - q0) / h)
+
+
+def momentum_without_force(model, q0, q1, h):
+    return _mean(model, q0, q1, h)
+
+
+def momentum_start_of_step(model, q0, q1, h):
+    return _mean(model, q0, q1, h) - h / 2 * _dL_dq(model, q0, (q1 - q0) / h)
+
+
+def _residual(model, q_prev, q, q_next, h, force=True, with_dM=True):
+    terms = _mean(model, q_prev, q, h) - _mean(model, q, q_next, h)
+    if force:
+        terms = terms + h / 2 * (_dL_dq(model, q, (q - q_prev) / h, with_dM)
+                                 + _dL_dq(model, q, (q_next - q) / h, with_dM))
+    return terms
+
+
+def residual_sign(model, q_prev, q, q_next, h):
+    return -_residual(model, q_prev, q, q_next, h)
+
+
+def residual_without_force(model, q_prev, q, q_next, h):
+    return _residual(model, q_prev, q, q_next, h, force=False)
+
+
+def residual_without_dM(model, q_prev, q, q_next, h):
+    return _residual(model, q_prev, q, q_next, h, with_dM=False)
+
+
+DEL_MUTANTS = {
+    "lagrangian_full_step": ("discrete_lagrangian", lagrangian_full_step, "it is h (L(q0, v) + L(q1, v))"),
+    "lagrangian_plus_potential": ("discrete_lagrangian", lagrangian_plus_potential, "it uses T + V"),
+    "lagrangian_midpoint": ("discrete_lagrangian", lagrangian_midpoint, "it is the midpoint rule"),
+    "momentum_continuous": ("discrete_momentum", momentum_continuous,
+                            "it is the continuous momentum M(q1) v"),
+    "momentum_without_force": ("discrete_momentum", momentum_without_force,
+                               "the force term h/2 dL/dq(q1, v) is missing"),
+    "momentum_start_of_step": ("discrete_momentum", momentum_start_of_step, "it is -D_0 L_d"),
+    "residual_sign": ("del_residual", residual_sign, "it has the wrong sign overall"),
+    "residual_without_force": ("del_residual", residual_without_force,
+                               "the force terms h/2 dL/dq are missing"),
+    "residual_without_dM": ("del_residual", residual_without_dM, "the velocity part of dL/dq"),
 }

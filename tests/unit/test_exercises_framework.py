@@ -1,15 +1,16 @@
-"""The pieces of the graders: the sandbox, guarded calls, the comparisons, reports, the otter plugin."""
+"""The pieces of the graders: the sandbox, the call tracer, guarded calls, the comparisons, reports."""
 
+import functools
 import os
+import sys
 import time
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from redmax_edu import lie
-from redmax_edu.exercises import Assignment, CheckFailed, Report, Unanswered, Verdict, run_check
-from redmax_edu.exercises.calls import as_output, call, describe, library_uses
+from redmax_edu.exercises import Assignment, Report, Unanswered, Verdict, run_check
+from redmax_edu.exercises.calls import LocalFunction, as_output, call, describe
 from redmax_edu.exercises.compare import (
     agrees,
     asymmetry,
@@ -21,8 +22,8 @@ from redmax_edu.exercises.compare import (
     swap_halves,
     wrong_parts,
 )
-from redmax_edu.exercises.otter_plugin import PartialCredit, earned
 from redmax_edu.exercises.sandbox import can_isolate, report_progress, run_isolated
+from redmax_edu.exercises.tracing import Policy, library_index
 
 pytestmark = pytest.mark.skipif(not can_isolate(), reason="checks run in forked children (POSIX only)")
 
@@ -123,25 +124,145 @@ def test_describe_prints_three_digits_and_no_negative_zero():
     assert describe(np.eye(2)) == "[(1, 0), (0, 1)]"
 
 
-def helper(phi):
-    return lie.exp_se3(phi)
+# --- the call tracer ------------------------------------------------------------------------------
 
 
-def test_library_uses_are_found_directly_through_a_module_a_helper_or_a_closure():
-    from redmax_edu.lie import exp_se3 as imported
+def library_calls(fn, *args):
+    """The library functions ``fn(*args)`` entered from outside the library, as the graders see them."""
+    return [text for kind, text in LocalFunction(fn).invoke(args).events if kind == "call"]
 
-    forbidden = [lie.exp_se3]
-    assert library_uses(lambda phi: imported(phi), forbidden) == ["redmax_edu.lie.exp_se3"]
-    assert library_uses(lambda phi: lie.exp_se3(phi), forbidden) == ["redmax_edu.lie.exp_se3"]
-    assert library_uses(lambda phi: helper(phi), forbidden) == ["redmax_edu.lie.exp_se3"]
 
-    def outer():
-        f = lie.exp_se3
-        return lambda phi: f(phi)
+def via_importlib(phi):
+    import importlib
 
-    assert library_uses(outer(), forbidden) == ["redmax_edu.lie.exp_se3"]
-    assert library_uses(lie.exp_se3, forbidden) == ["redmax_edu.lie.exp_se3"]
-    assert library_uses(lambda phi: lie.brac(phi[:3]), forbidden) == []
+    return importlib.import_module("redmax_" + "edu.lie").exp_se3(phi)
+
+
+def via_built_name(phi):
+    return getattr(lie, "exp_" + "se3")(phi)
+
+
+def via_modules_dict(phi):
+    return sys.modules["redmax_edu.lie"].__dict__["exp_se3"](phi)
+
+
+def via_attribute_chain(phi):
+    import redmax_edu.exercises
+
+    return redmax_edu.exercises.exp_log.lie.exp_se3(phi)  # the grader's own import of the library
+
+
+def via_numpy_callback(phi):
+    return np.apply_along_axis(lie.exp_se3, 0, phi)
+
+
+def via_partial_and_map(phi):
+    return list(map(functools.partial(lie.exp_se3), [phi]))[0]
+
+
+def via_eval(phi):
+    return eval("lie.exp_se3")(phi)
+
+
+class Wrapper:
+    __call__ = staticmethod(lie.exp_se3)
+
+
+@pytest.mark.parametrize("route", [via_importlib, via_built_name, via_modules_dict, via_attribute_chain,
+                                   via_numpy_callback, via_partial_and_map, via_eval, Wrapper(), lie.exp_se3,
+                                   functools.partial(lie.exp_se3)])
+def test_a_library_call_is_seen_whatever_its_route(route):
+    assert "redmax_edu.lie.exp_se3" in library_calls(route, np.arange(6) / 7)
+
+
+def test_the_library_calling_itself_is_not_a_call_of_the_student():
+    # lie.adjoint uses brac inside: one entry, the function the student called
+    assert library_calls(lambda E: lie.adjoint(E), np.eye(4)) == ["redmax_edu.lie.adjoint"]
+    assert library_calls(lambda E: E @ E, np.eye(4)) == []
+
+
+def test_the_library_calling_itself_through_python_or_numpy_is_not_a_call_of_the_student():
+    # dynamics_derivatives reaches a joint's functools.cached_property: functools calls the library
+    from redmax_edu.derivatives import dynamics_derivatives
+    from redmax_edu.exercises.chains import pendulum
+
+    model = pendulum()
+    calls = library_calls(lambda q: dynamics_derivatives(model, q, 0 * q).M, np.full(1, 0.3))
+    assert calls == ["redmax_edu.derivatives.dynamics_derivatives"]
+
+
+def test_a_library_function_handed_to_an_allowed_one_is_seen():
+    from redmax_edu.checks import numerical_derivative
+
+    calls = library_calls(lambda phi: numerical_derivative(lie.exp_se3, phi), np.arange(6) / 7)
+    assert calls == ["redmax_edu.checks.numerical_derivative", "redmax_edu.lie.exp_se3"]
+
+
+def test_a_grader_function_is_a_library_call_too():
+    from redmax_edu.exercises import adjoint_gradient
+
+    calls = library_calls(lambda *a: adjoint_gradient.random_blocks(np.random.default_rng(0)))
+    assert calls == ["redmax_edu.exercises.adjoint_gradient.random_blocks"]
+
+
+def set_no_profile(*args):
+    sys.setprofile(None)
+
+
+def set_profile_by_a_built_name(*args):
+    getattr(sys, "setprof" + "ile")(None)
+
+
+def look_at_every_object(*args):
+    import gc
+
+    return len(gc.get_objects())
+
+
+def start_a_thread(*args):
+    import _thread
+
+    _thread.start_new_thread(lie.exp_se3, (np.zeros(6),))
+
+
+@pytest.mark.parametrize(("fn", "what"), [(set_no_profile, "sys.setprofile"),
+                                          (set_profile_by_a_built_name, "sys.setprofile"),
+                                          (look_at_every_object, "gc.get_objects"),
+                                          (start_a_thread, "a new thread (_thread.start_new_thread)")])
+def test_a_call_that_would_blind_the_tracer_is_reported(fn, what):
+    previous = sys.getprofile()
+    try:
+        events = LocalFunction(fn).invoke(()).events
+    finally:
+        sys.setprofile(previous)
+    assert ("tamper", what) in events
+
+
+def test_the_index_names_functions_methods_properties_and_nested_code():
+    from redmax_edu.model import Body, Model
+
+    index = library_index()
+    assert index[id(lie.exp_se3.__code__)][1] == "redmax_edu.lie.exp_se3"
+    assert index[id(Model.children.__code__)][1] == "redmax_edu.model.Model.children"
+    assert index[id(Body.spatial_inertia.fget.__code__)][1] == "redmax_edu.model.Body.spatial_inertia"
+    nested = [name for _, name in index.values() if ".<locals>." in name]
+    assert nested and all(name.startswith("redmax_edu.") for name in nested)
+
+
+def test_the_policy_allows_its_functions_classes_and_modules_and_watches_outside_names():
+    from redmax_edu import kinematics
+    from redmax_edu.model import Model
+
+    policy = Policy([lie.brac, Model, kinematics], forbidden_outside=["scipy.linalg.expm"])
+    assert not policy.forbids("redmax_edu.lie.brac") and policy.forbids("redmax_edu.lie.exp_se3")
+    assert not policy.forbids("redmax_edu.model.Model.children")
+    assert not policy.forbids("redmax_edu.kinematics.forward_kinematics")
+    assert policy.forbids("scipy.linalg.expm") and not policy.forbids("scipy.linalg.solve")
+    message, status = policy.violation("f", [("call", "redmax_edu.lie.brac"), ("call", "redmax_edu.lie.ad")])
+    assert status == "forbidden" and message.startswith("f calls lie.ad, which this assignment does not let")
+    assert policy.violation("f", [("tamper", "sys.setprofile")])[1] == "tampered"
+    assert Policy([lie.brac]).violation("f", [("new", "redmax_edu.lie.brac")]) is None
+    assert Policy([lie.brac], strict=True).violation("f", [("new", "redmax_edu.lie.brac")])[1] == "tampered"
 
 
 # --- comparisons and diagnoses -----------------------------------------------------------------
@@ -218,7 +339,7 @@ def test_judge_cases_counts_failures_for_partial_credit_and_says_right_at_zero()
 
 
 def toy_assignment():
-    toy = Assignment("toy", "A toy", forbidden={"double": [lie.brac]})
+    toy = Assignment("toy", "A toy", allowed=[lie.adjoint])
 
     @toy.check("double", "half", "half credit", 2)
     def half(fn, rng):
@@ -249,12 +370,13 @@ def test_a_report_adds_partial_credit_and_survives_a_bug_of_the_grader():
     assert str(report).splitlines()[0] == "double: 3 of 5 points"
 
 
-def test_a_forbidden_function_costs_every_check():
+def test_a_call_outside_the_allow_list_costs_every_check():
     report = toy_assignment().report("double", lambda x: 2 * x + 0 * lie.brac(np.zeros(3))[0, :2])
-    assert report.points == 0
-    assert " ".join(str(report).split()) == ("double: 0 of 5 points every check: double uses "
-                                             "redmax_edu.lie.brac, which this exercise asks you to write: "
-                                             "write it with numpy.")
+    assert report.points == 0 and set(report.statuses()) == {"forbidden"}
+    # the check that called it ("values") and the three that never called the function at all
+    assert " ".join(str(report).split()) == ("double: 0 of 5 points every check: double calls lie.brac, "
+                                             "which this assignment does not let you call (it lets you call "
+                                             "only lie.adjoint): write it yourself.")
 
 
 def test_a_second_check_of_the_same_name_is_refused():
@@ -276,12 +398,6 @@ def test_run_check_of_a_looping_function_reports_a_timeout():
                               "(The check was stopped.)")
 
 
-def test_check_failed_starts_with_the_points():
-    toy = toy_assignment()
-    with pytest.raises(CheckFailed, match=r"^\[1/2 points\] half credit: half right\.$"):
-        toy.require("double", "half", lambda x: 2 * x)
-
-
 def test_report_lines_wrap_under_their_text():
     long = "word " * 40
     from redmax_edu.exercises import CheckResult
@@ -290,29 +406,3 @@ def test_report_lines_wrap_under_their_text():
     lines = text.splitlines()
     assert lines[1].startswith("  0/1  t: word") and all(len(line) <= 60 for line in lines)
     assert all(line.startswith("         ") for line in lines[2:])
-
-
-# --- the otter plugin --------------------------------------------------------------------------
-
-
-def fake_results(cases):
-    """An object shaped like otter's GradingResults, with one question."""
-    results = [SimpleNamespace(passed=passed, message=message, test_case=SimpleNamespace(points=points))
-               for passed, points, message in cases]
-    test_file = SimpleNamespace(test_case_results=results)
-    scores = {}
-    return SimpleNamespace(test_files=["q"], get_result=lambda name: test_file,
-                           update_score=lambda name, score: scores.__setitem__(name, score), scores=scores)
-
-
-def test_the_plugin_sums_partial_credit_from_the_messages():
-    results = fake_results([(True, 1, ""), (False, 2, "CheckFailed: [0.75/1 points] angles: ..."),
-                            (False, 1, "NameError: name 'f' is not defined")])
-    PartialCredit("submission.ipynb", {}, {}).after_grading(results)
-    assert results.scores == {"q": 2.5}  # 1 + 2 * 0.75 + 0
-
-
-def test_earned_needs_the_prefix():
-    assert earned(False, 3, "[1/2 points] x") == 1.5
-    assert earned(False, 3, "1 of 2 points") == 0.0
-    assert earned(True, 3, "") == 3.0
