@@ -1,4 +1,6 @@
-"""Grader of the assignment "The discrete Euler-Lagrange equations" (chapter 5, seed 003).
+"""Grader of the assignment "The discrete Euler-Lagrange equations" (chapter 5).
+
+The mathematics is that of the appendix of Fan, Schultz and Murphey (WAFR 2018).
 
 A variational integrator replaces the action over a step by a quadrature. With the
 trapezoidal rule and straight lines between step points (the library's ``vi2``), for steps
@@ -32,8 +34,8 @@ Examples
 >>> def discrete_momentum(model, q0, q1, h):
 ...     return variational.del_residual(model, q0, 0 * q0, [q1], h).p_next
 >>> print(check("discrete_momentum", discrete_momentum).results[0].message)
-discrete_momentum calls variational.del_residual, which this assignment does not let you call (see its
-list at the top of the notebook): write it yourself.
+discrete_momentum calls variational.residual.del_residual, which this assignment does not let you call (see
+its list at the top of the notebook): write it yourself.
 
 Taught in book/05_variational/01_what_is_preserved and 02_newton_direction.
 """
