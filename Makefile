@@ -83,7 +83,8 @@ check: setup
 	@$(MAKE) --no-print-directory lint unit
 
 lint: setup
-	$(call tier,lint and notebook hygiene,$(BIN)/ruff check . && $(BIN)/python tools/check_notebooks.py)
+	$(call tier,lint: ruff; the import contracts of ARCHITECTURE.md; notebook hygiene,\
+	$(BIN)/ruff check . && $(BIN)/lint-imports --no-cache && $(BIN)/python tools/check_notebooks.py)
 
 unit: setup
 	$(call tier,tier 1: unit tests and doctests,$(PYTEST) $(XDIST) tests/unit redmax_edu)

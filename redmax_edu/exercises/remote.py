@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._book import setup
 from . import sandbox, tracing
 from .calls import Outcome, encode_exception, encode_output
 from .core import TIME_LIMIT, Report
@@ -355,8 +356,6 @@ def _zygote_main(control, watched, drop_privileges):
     for info in pkgutil.walk_packages(package.__path__, tracing.PACKAGE + "."):
         with contextlib.suppress(Exception):  # a module whose optional dependency is missing
             importlib.import_module(info.name)
-    from .._book import setup
-
     setup(seed=0)  # what a notebook's first cell loads, loaded once here (matplotlib, plotly, ...)
     index = tracing.library_index(watched)
     forbidden = tracing.ctypes_codes()

@@ -88,7 +88,7 @@ def scene23_runs():
     from redmax_edu import scenes
     from redmax_edu.kinematics import forward_kinematics
     from redmax_edu.maximal.simulate import simulate
-    from redmax_edu.maximal.system import system_from_model
+    from redmax_edu.maximal_model import system_from_model
 
     chain = scenes.scene(23)
     system, E0, phi0 = system_from_model(chain.model, chain.q0, chain.qdot0)

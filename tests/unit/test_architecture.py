@@ -11,7 +11,11 @@
 """
 
 import ast
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from statistics import median
 
@@ -127,3 +131,31 @@ def _defined(name):
         return False
     return re.search(rf"^(def |class )?{attribute}\b", MODULES[module].read_text(encoding="utf-8"),
                      re.MULTILINE) is not None
+
+
+def _lint_imports(root):
+    """Run import-linter on the package under ``root`` with the project's contracts; (status, output)."""
+    exe = Path(sys.executable).with_name("lint-imports")
+    if not exe.exists():
+        pytest.skip("import-linter is not installed (pip install -r requirements.txt)")
+    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    run = subprocess.run([str(exe), "--no-cache"], cwd=root, env=env, capture_output=True, text=True)
+    return run.returncode, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize(("module", "line", "named"), [
+    ("lie.py", "from . import dynamics\n", "redmax_edu.lie -> redmax_edu.dynamics"),
+    ("model.py", "from .integrators import simulate\n", "redmax_edu.model -> redmax_edu.integrators"),
+    ("friction/patterns.py", "from .bisp import REG\n",
+     "redmax_edu.friction.patterns -> redmax_edu.friction.bisp"),
+])
+def test_the_import_contracts_fail_on_a_back_arrow_and_name_it(tmp_path, module, line, named):
+    """The contracts of pyproject.toml are not vacuous: one import up the layers breaks them, by name."""
+    shutil.copytree(PACKAGE, tmp_path / "redmax_edu", ignore=shutil.ignore_patterns("__pycache__"))
+    status, _ = _lint_imports(tmp_path)
+    assert status == 0, "the contracts should hold on the library as it is"
+    target = tmp_path / "redmax_edu" / module
+    target.write_text(line + target.read_text())
+    status, output = _lint_imports(tmp_path)
+    assert status != 0 and named in output, output[-2000:]
