@@ -101,7 +101,7 @@ nbval-kernels: setup
 	REDMAX_EDU_FAST=1 $(BIN)/python tools/numeric_kernels.py --run -- $(PYTEST) $(XDIST) book exercises)
 
 build-check: setup
-	$(call tier,tier 4: the strict offline book build, its offline assets, its weight and its players in a browser,\
+	$(call tier,tier 4: the strict offline book build; its offline assets; its weight; its players in a browser,\
 	$(MAKE) --no-print-directory build && $(BIN)/python tools/check_offline_html.py _build/html \
 	&& $(BIN)/python tools/check_weight.py _build/html && $(BIN)/python tools/check_players.py _build/html)
 

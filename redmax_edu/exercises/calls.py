@@ -203,7 +203,7 @@ def call(fn, *args, name, shape, label, nan_hint=""):
 
     Raises
     ------
-    Verdict
+    redmax_edu.exercises.verdict.Verdict
         With a message naming the problem (:class:`~redmax_edu.exercises.verdict.Unanswered` for an
         unanswered part).
     Stopped
@@ -241,7 +241,10 @@ def as_output(out, *, name, shape, label, nan_hint=""):
 
 
 def judge_output(encoded, *, name, shape, label, nan_hint=""):
-    """The float array of ``shape`` in an output encoded by :func:`encode_output`, or a :class:`Verdict`."""
+    """The float array of ``shape`` in an output encoded by :func:`encode_output`.
+
+    Raises :class:`~redmax_edu.exercises.verdict.Verdict` when it is not one.
+    """
     where = f"{name}({label})"
     expected = f"an array of shape {shape}"
     kind = encoded.get("kind")

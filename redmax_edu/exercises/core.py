@@ -60,7 +60,7 @@ class CheckResult:
     message : str
         ``"correct"``, or what is wrong, in words.
     status : str
-        One of :data:`STATUSES`.
+        One of ``STATUSES`` (above).
     """
 
     function: str

@@ -165,8 +165,8 @@ def _is_tampering(value):
 
 
 def harden(emit, locations):
-    """Replace the functions at ``locations`` (:func:`tamper_locations`), and the import of
-    :data:`_GUARDED_MODULES`, by tripwires that report themselves and refuse.
+    """Replace the functions at ``locations`` (``tamper_locations``), and the import of
+    ``_GUARDED_MODULES``, by tripwires that report themselves and refuse.
 
     A tripwire is Python code, so the tracer sees it however it is reached (a C wrapper such
     as ``functools.partial`` or ``map`` hides a C function's call); the originals stay only in
@@ -291,7 +291,7 @@ class Zygote:
 
     Create it before this process reads any secret (the grading seed): the student processes
     are copies of it. ``watched``: functions outside the library that assignments forbid
-    (:data:`redmax_edu.exercises.WATCHED`), traced like the library's. ``drop_privileges``: run
+    (``redmax_edu.exercises.WATCHED``), traced like the library's. ``drop_privileges``: run
     the notebooks as ``nobody`` when this process runs as root (Gradescope).
     """
 
@@ -531,7 +531,7 @@ class Submission:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def function(self, name):
-        """The notebook's ``name``: a :class:`RemoteFunction`, a :class:`NotCallable`, or None."""
+        """The notebook's ``name``: a :class:`RemoteFunction`, a ``NotCallable``, or None."""
         if self.sock is None:
             self._start()
         if self.sock is None:

@@ -6,7 +6,7 @@ code calls would do the work for it. A static look at the code cannot see every 
 (``getattr(importlib.import_module("redmax_" + "edu.lie"), "exp_" + "se3")``, a function of
 the library handed to numpy as a callback, another public function that returns the answer
 as a by-product), so the graders watch the calls themselves while the student's function
-runs: a profiler (:func:`sys.setprofile`) that sees every Python function entered and every
+runs: a profiler (``sys.setprofile``) that sees every Python function entered and every
 C function called.
 
 * :func:`library_index` names every function, method and property of the loaded
