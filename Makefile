@@ -1,7 +1,8 @@
 # The two commands of the README:
 #   make book   set up .venv and the book's plotly.js, build the HTML book (offline, strict)
 #   make test   the same set-up, then every test tier
-# The daily loop: make check (lint, notebook hygiene, unit tests and doctests; a few minutes).
+# The daily loop: make check (lint, import contracts, notebook hygiene, the unit tests and doctests
+# but those marked slow in pytest.ini; under three minutes on two cores).
 # One tier alone: make lint, unit, claims, nbval, nbval-kernels, build-check.
 # Other targets: make refresh (re-execute the notebooks), make clean, and for the classroom
 # assignments (they install the grading extra, otter-grader): make exercises (student versions
@@ -80,7 +81,9 @@ test: setup grading-tools
 	@$(MAKE) --no-print-directory lint unit claims nbval nbval-kernels build-check
 
 check: setup
-	@$(MAKE) --no-print-directory lint unit
+	@$(MAKE) --no-print-directory lint
+	$(call tier,tier 1 without the tests marked slow in pytest.ini,\
+	$(PYTEST) $(XDIST) -m "not slow" tests/unit redmax_edu)
 
 lint: setup
 	$(call tier,lint: ruff; the import contracts of ARCHITECTURE.md; notebook hygiene,\

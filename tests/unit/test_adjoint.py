@@ -126,6 +126,7 @@ RUNS = [(name, scheme) for name in CASES for scheme in ("bdf1", "bdf2", "sdirk2"
         if (name, scheme) != ("charts", "sdirk2")]
 
 
+@pytest.mark.slow  # 2-9 s each, a whole simulation per difference: make test runs them, make check does not
 @pytest.mark.parametrize(("name", "scheme"), RUNS)
 def test_the_adjoint_gradient_matches_central_differences_of_the_simulation(name, scheme):
     errors = _directional_errors(name, scheme, _gradient(CASES[name], scheme))

@@ -12,6 +12,9 @@ import pytest
 
 from .test_tools import load_tool
 
+# a browser: make test runs these, make check leaves them out
+pytestmark = pytest.mark.slow
+
 PLOTLY_JS = Path(pytest.importorskip("plotly").__file__).parent / "package_data" / "plotly.min.js"
 
 CANVAS_PLAYER = """<canvas id="rmxp-{k}-c" width="60" height="60"></canvas>

@@ -44,6 +44,9 @@ from redmax_edu.exercises import ASSIGNMENTS, adjoint
 from .conftest import BO, FULL, ROOT, TEST_SEED, WRONG
 from .exercise_submissions import SOURCES, answer_cells, autograder, fill, solution_cells, solutions, student
 
+# fresh environments and otter: make test runs these, make check leaves them out
+pytestmark = pytest.mark.slow
+
 # --- the source notebooks (no otter needed) ------------------------------------------------------
 
 

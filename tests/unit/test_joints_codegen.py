@@ -4,6 +4,7 @@ import importlib.util
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -15,6 +16,7 @@ def _generator():
     return module
 
 
+@pytest.mark.slow  # sympy regenerates the module: make test runs it, make check leaves it out
 def test_generated_euler_module_is_up_to_date():
     """Runs sympy for all 12 charts (about 15 s): a hand edit or a stale file fails here."""
     text = _generator().generate()
