@@ -34,6 +34,14 @@ PYTEST = $(BIN)/python -m pytest
 # module's shared results are computed once and each notebook runs in its own kernel there.
 JOBS ?= auto
 XDIST = -n $(JOBS) --dist loadfile
+# nbval's workers each wait on a kernel part of the time (its start, its messages): one worker
+# more than cores keeps both cores busy (tier 3 on two cores: 212 s with two workers, 180 s with three).
+ifeq ($(JOBS),auto)
+NBJOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+else
+NBJOBS ?= $(JOBS)
+endif
+NBXDIST = -n $(NBJOBS) --dist loadfile
 
 # $(call tier,NAME,COMMAND): run a tier, print its wall time; pytest's exit status 5 (it collected
 # nothing, for example an empty exercises/ folder) counts as success.
@@ -47,7 +55,7 @@ setup: $(STAMP) $(PLOTLY_JS)
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-compile -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
 	touch $(STAMP)
@@ -56,7 +64,7 @@ $(STAMP): requirements.txt pyproject.toml
 # requirements-grading.txt, constrained by requirements.txt.
 GRADING := $(VENV)/.grading-installed
 $(GRADING): $(STAMP) requirements-grading.txt
-	$(BIN)/python -m pip install --quiet -c requirements.txt -r requirements-grading.txt
+	$(BIN)/python -m pip install --quiet --no-compile -c requirements.txt -r requirements-grading.txt
 	touch $@
 
 # `make test` installs it too (about 15 s), so that the tests of the generated notebooks run;
@@ -97,11 +105,11 @@ claims: setup
 
 nbval: setup
 	$(call tier,tier 3: the notebooks' stored outputs (nbval) on this CPU's numeric kernels,\
-	REDMAX_EDU_FAST=1 $(PYTEST) $(XDIST) book exercises)
+	REDMAX_EDU_FAST=1 $(PYTEST) $(NBXDIST) book exercises)
 
 nbval-kernels: setup
 	$(call tier,tier 3b: nbval again under older computers' kernels (OpenBLAS core type and numpy SIMD level),\
-	REDMAX_EDU_FAST=1 $(BIN)/python tools/numeric_kernels.py --run -- $(PYTEST) $(XDIST) book exercises)
+	REDMAX_EDU_FAST=1 $(BIN)/python tools/numeric_kernels.py --run -- $(PYTEST) $(NBXDIST) book exercises)
 
 build-check: setup
 	$(call tier,tier 4: the strict offline book build; its offline assets; its weight; its players in a browser,\

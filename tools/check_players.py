@@ -26,6 +26,7 @@ import re
 import shutil
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,6 +135,9 @@ def browser():
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORDER})
     return driver, None
 
+
+#: Browsers that check pages side by side.
+BROWSERS = 2
 
 #: Seconds a player gets to redraw after its slider moves or Play is pressed.
 WAIT = 4.0
@@ -291,14 +295,19 @@ def main(argv=None):
     if driver is None:
         print(f"check_players: skipped: {reason}")
         return 0
-    start, players, problems = time.monotonic(), 0, []
+    # two browsers side by side, each on every other page: most of a check is waiting for a player to settle
+    drivers = [driver] + [d for d, _ in (browser() for _ in range(min(BROWSERS, len(pages)) - 1)) if d]
+    start, n = time.monotonic(), len(drivers)
     try:
-        for path in pages:
-            count, found = check_page(driver, path, site)
-            players += count
-            problems += found
+        with ThreadPoolExecutor(n) as pool:
+            shares = list(pool.map(lambda k: [check_page(drivers[k], page, site) for page in pages[k::n]],
+                                   range(n)))
     finally:
-        driver.quit()
+        for each in drivers:
+            each.quit()
+    results = [shares[i % n][i // n] for i in range(len(pages))]  # back in the pages' order
+    players = sum(count for count, _ in results)
+    problems = [problem for _, found in results for problem in found]
     for problem in problems:
         print(problem)
     seconds = time.monotonic() - start
