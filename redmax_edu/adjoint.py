@@ -110,6 +110,8 @@ def _full_steps(run):
 def run_states(run, params=()):
     """The :class:`~redmax_edu.objectives.States` of a run: the initial state and the end of every step.
 
+    The states stacked as ``qbar`` and ``qdotbar`` of Eq. (3.83).
+
     Parameters
     ----------
     run : ImplicitRun
@@ -134,6 +136,9 @@ def run_states(run, params=()):
 
 def adjoint_gradient(run, objective, params=()):
     """``Psi`` of a run and ``dPsi/d(q0, qdot0, tau, p)`` by one back-solve with ``Hbar^T`` (Eq. 3.88-3.90).
+
+    The total derivative of Eq. (3.85)-(3.87), the back-solve from the last state of Eq. (3.94)-(3.95)
+    for BDF1 and of Eq. (3.105)-(3.106) for BDF2 with its SDIRK2 start.
 
     Parameters
     ----------
@@ -242,6 +247,8 @@ def assemble_hbar(run):
 
 def simulate_run(model, q0, qdot0, h, n_steps, scheme="bdf2", tau=None, **options):
     """Run an implicit scheme for ``n_steps`` steps of size ``h``: the forward solve of the adjoint method.
+
+    Every solve is Newton's method with a line search (Algorithm 12).
 
     ``simulate(model, q0, qdot0, (0, n_steps h), method=scheme, h=h, tau=tau, **options).implicit``
     (:func:`redmax_edu.integrators.simulate`): the forward solve of the adjoint method, which
@@ -391,6 +398,8 @@ def _bounds(problem, bounds):
 def optimize(model, q0, qdot0, h, n_steps, objective, wrt=("tau",), *, scheme="bdf2", tau=None, params=(),
              bounds=None, maxiter=100, gtol=1e-8, progress=False, **options):
     """Minimise an objective of a simulation with L-BFGS-B, its gradient by the adjoint method.
+
+    The problem of Eq. (3.84), ``minimize Psi(p, qbar(p))``.
 
     Every evaluation runs the simulation (:func:`simulate_run`) and one adjoint solve
     (:func:`adjoint_gradient`); scipy's ``minimize(method="L-BFGS-B", jac=True)`` does the rest.

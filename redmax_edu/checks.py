@@ -90,6 +90,8 @@ def tangent_dim(x, space="vector"):
 def perturb(x, dx, space="vector"):
     """Move ``x`` by the tangent vector ``dx``: ``x + dx``, or ``E exp([dx])`` on SE(3)/SO(3).
 
+    On SE(3) this is the perturbation of the finite differences of Eq. (1.11) and (1.20).
+
     Parameters
     ----------
     x : array_like

@@ -67,7 +67,8 @@ class ConstraintRows:
     def acceleration_rhs(self, qdot, alpha, beta):
         """The rows' right-hand side at the acceleration level.
 
-        ``dw/dt - Gdot qdot - 2 alpha (G qdot - w) - beta^2 g`` (Eq. 2.110 with Baumgarte's terms).
+        ``dw/dt - Gdot qdot - 2 alpha (G qdot - w) - beta^2 g`` (Eq. 2.110 with Baumgarte's terms):
+        the velocity rows differentiated in time, as in Eq. (2.103).
         """
         return self.wdot - self.Gdot_qdot - 2.0 * alpha * (self.G @ qdot - self.w) - beta * beta * self.error
 

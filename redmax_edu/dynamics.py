@@ -333,6 +333,9 @@ def reduced_forces(model, q, qdot, tau=None):
 def forward_dynamics(model, q, qdot, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
     """Accelerations ``qddot`` (nq,) from ``M_r qddot = f_r`` (Eq. 2.19; Eq. 2.99 with deformables).
 
+    The same equations written out as Eq. (2.87) and (3.1); with deformables the nodes' masses
+    and forces join the bodies' as the blocks of Eq. (2.98).
+
     ``tau`` (nq,) are applied joint forces (torques for revolute joints), default zero; with
     deformables its node entries are world forces on the free nodes. A model with
     constraints (§2.8-2.9) is solved by :func:`constrained_dynamics` at time ``t`` with the
@@ -522,8 +525,9 @@ def euler_system(model, terms, h, tau):
 def linearly_implicit_euler_step(model, q, qdot, h, tau=None, *, t=0.0, baumgarte=DEFAULT_BAUMGARTE):
     """One step of linearly implicit Euler, springs and dampers only, at the velocity level (Eq. 2.84-2.86).
 
-    Only the spring and damper forces (joint and maximal) are linearised; gravity and the
-    quadratic velocity vector are taken at the start of the step. Part 1's
+    Only the spring and damper forces (joint and maximal) are linearised (Eq. 2.82-2.83 for the
+    joint springs); gravity and the quadratic velocity vector are taken at the start of the step,
+    so that without springs and dampers this is the Euler step of Eq. (2.20)-(2.21). Part 1's
     ``maximal.simulate(method="implicit")`` linearises every force instead.
 
     The forces at the end of the step are linearised about the start,

@@ -274,7 +274,7 @@ class StepResidual:
 
 @dataclass(frozen=True, eq=False)
 class NewtonSolve:
-    """One Newton solve (a step, or an SDIRK2 stage) as the forward run recorded it.
+    """One Newton solve (Algorithm 12 with a line search: a step, or an SDIRK2 stage) as recorded.
 
     Attributes
     ----------
@@ -458,6 +458,8 @@ class _Stencils:
 def scheme_stencils(scheme, h, n_steps, t0=0.0):
     """The stencils of ``n_steps`` steps of a scheme run without chart switches, in solve order.
 
+    In positions only: BDF1 (Eq. 3.59-3.62), SDIRK2 (Eq. 3.66-3.68, 3.71-3.72), BDF2 (Eq. 3.76-3.78).
+
     Parameters
     ----------
     scheme : {"bdf1", "sdirk2", "bdf2"}
@@ -513,6 +515,9 @@ def _free(model):
 
 def step_residual(model, stencil, q_new, positions, v=None, tau=None):
     """The residual ``g`` of one implicit solve, its Jacobian ``H`` and the blocks of its stencil.
+
+    ``g``: Eq. (3.63)-(3.64), (3.69), (3.73)-(3.74), (3.79)-(3.80) in positions only (Eq. 3.91, 3.96-3.97,
+    3.101-3.102); ``H`` takes the force's derivative through the velocity (Eq. 3.70, 3.75, 3.81).
 
     Parameters
     ----------
@@ -744,7 +749,7 @@ def _tau_at(tau_fn, per_step):
 def integrate(run, h, sample_dt=None, newton_tol=DEFAULT_NEWTON_TOL, max_newton=DEFAULT_MAX_NEWTON):
     """Integrate a :class:`redmax_edu.simulation.Start` with the scheme ``run.method`` and step ``h``;
     the arguments as in :func:`redmax_edu.integrators.simulate`. Returns a Trajectory with its
-    :class:`ImplicitRun`."""
+    :class:`ImplicitRun`. Each solve: Newton with a line search (Algorithm 12)."""
     h, n_steps, stride = fixed_steps(run, h, sample_dt)
     per_step = None if run.controls is None else as_real(run.controls, (n_steps, run.model.nq), "tau")
     newton_tol, max_newton = positive(newton_tol, "newton_tol"), whole_number(max_newton, "max_newton", 1000)

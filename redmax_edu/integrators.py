@@ -66,11 +66,11 @@ def simulate(model, q0, qdot0, t_span, method="rk45", h=None, tau=None, rtol=1e-
         ``ode45`` path. ``"rk45_recursive"``: the same with ``qddot`` from recursive forward
         dynamics (Algorithm 9, O(n); no deformable bodies). ``"euler"``: linearly implicit
         Euler, springs and dampers only, with step ``h`` (Eq. 2.84-2.86). ``"bdf1"``,
-        ``"sdirk2"``, ``"bdf2"``: fully implicit with step ``h``, solved by Newton (§3.4,
-        :mod:`redmax_edu.implicit`); ``qdot`` is each scheme's own velocity. ``"vi2"``,
-        ``"vi4"``, ``"vi6"``: variational integrators of order 2, 4, 6 (discrete Euler-Lagrange
-        equations with s = 1, 2, 3 Lobatto control points, solved by Newton,
-        :mod:`redmax_edu.variational`); ``qdot`` is ``M^-1 p``, no chart switches.
+        ``"sdirk2"``, ``"bdf2"``: fully implicit with step ``h``, solved by Newton's method with a
+        line search (§3.4, Algorithm 12, :mod:`redmax_edu.implicit`); ``qdot`` is each scheme's own
+        velocity. ``"vi2"``, ``"vi4"``, ``"vi6"``: variational integrators of order 2, 4, 6
+        (discrete Euler-Lagrange equations with s = 1, 2, 3 Lobatto control points, solved by
+        Newton, :mod:`redmax_edu.variational`); ``qdot`` is ``M^-1 p``, no chart switches.
     h : float, optional
         The step of ``"euler"`` and the implicit schemes (required; ``t1 - t0`` must be a
         whole number of steps). For the RK45 methods it only sets the sampling interval when

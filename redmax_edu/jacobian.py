@@ -45,7 +45,8 @@ def fill_jacobian(model, kin, with_derivative=False):
     """Algorithms 1 and 2 from the results of a forward sweep ``kin`` (a :class:`.Kinematics`).
 
     Returns ``J`` (6n, nq), or ``(J, Jdot)`` when ``with_derivative`` (``kin`` must then
-    carry the twists, i.e. come from ``forward_kinematics(model, q, qdot)``).
+    carry the twists, i.e. come from ``forward_kinematics(model, q, qdot)``). The blocks of
+    ``Jdot`` use the rate of each parent adjoint, ``Adot(E_i_p)``, of Eq. (2.18).
 
     Examples
     --------
@@ -82,7 +83,7 @@ def fill_jacobian(model, kin, with_derivative=False):
 
 
 def jacobian(model, q):
-    """``J_mr`` at ``q`` by Algorithm 1: shape (6n, nq), body twists ``phi = J_mr @ qdot``.
+    """``J_mr`` at ``q`` by Algorithm 1: shape (6n, nq), body twists ``phi = J_mr @ qdot`` (Eq. 2.1).
 
     Examples
     --------
@@ -283,7 +284,7 @@ def fill_jacobian_derivatives(model, kin, q, qdot=None):
     ``J`` and ``Jdot`` come from :func:`fill_jacobian` (Alg. 1-2); this adds their derivatives
     in q, body by body from the root, with the product rule on Eq. (2.14) and (2.16)-(2.17):
 
-    * diagonal block, ``J_ii = Ad(E_i_j) S_i``: ``dJ_ii/dq_i = Ad(E_i_j) dS_i/dq_i`` (Alg. 11,
+    * diagonal block, ``J_ii = Ad(E_i_j) S_i`` (Eq. 3.9): ``dJ_ii/dq_i = Ad(E_i_j) dS_i/dq_i`` (Alg. 11,
       line 5; Eq. 3.10) and ``dJdot_ii/dq_i = Ad(E_i_j) dSdot_i/dq_i`` (line 6);
     * block of an ancestor joint a, ``J_ia = Ad(E_i_p) J_pa``: in the coordinates of joint i
       only ``Ad(E_i_p)`` moves, ``dJ_ia/dq_i = dAd(E_i_p)/dq_i J_pa`` (line 13), and
@@ -300,7 +301,8 @@ def fill_jacobian_derivatives(model, kin, q, qdot=None):
         dAdot(E_i_p)/dq_k = -Ad(E_i_j) A^-1 (dAdot_k - dA_k A^-1 Adot - Adot A^-1 dA_k)
                             A^-1 Ad(E_jbar_p)                                             (3.14)
 
-    The loops of lines 11-22 over the ancestors are array products here: ``J_p`` and
+    This is the recursion of Eq. (3.12). The loops of lines 11-22 over the ancestors are array
+    products here: ``J_p`` and
     ``dJ_p/dq`` vanish outside the columns (and slices) of body p's ancestors, so multiplying
     the whole of them adds only zeros where the algorithm skips.
 

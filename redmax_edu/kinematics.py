@@ -163,7 +163,7 @@ def forward_kinematics_unchecked(model, q, qdot=None):
 
 
 def body_poses(model, q):
-    """The world frames of the bodies, ``E_w_i``, shape (n, 4, 4): joint transforms chained (Eq. 2.23).
+    """The world frames of the bodies, ``E_w_i``, shape (n, 4, 4): joint transforms chained (Eq. 2.5, 2.23).
 
     Examples
     --------
@@ -180,7 +180,7 @@ def body_poses(model, q):
 
 
 def body_twists(model, q, qdot):
-    """Body twists ``phi_i = (omega_i; nu_i)`` in body coordinates, shape (n, 6), by Eq. (2.8)-(2.12).
+    """Body twists ``phi_i = (omega_i; nu_i)`` in body coordinates, shape (n, 6), by Eq. (2.6)-(2.12).
 
     The same numbers as ``jacobian(model, q) @ qdot``, in O(n).
 

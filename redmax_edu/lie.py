@@ -542,7 +542,8 @@ def ad(phi):
 def adjoint_dot(E, phi):
     """Time derivative of the adjoint of a frame moving with body twist ``phi`` (Eq. 1.18).
 
-    Factored as in Eq. (1.19): ``d/dt adjoint(E) = adjoint(E) @ ad(phi)``.
+    Factored as in Eq. (1.19): ``d/dt adjoint(E) = adjoint(E) @ ad(phi)``, the same matrix as the
+    blocks ``[[Rdot, 0], [[pdot] R + [p] Rdot, Rdot]]`` of Eq. (1.16).
 
     Parameters
     ----------

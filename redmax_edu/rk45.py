@@ -76,7 +76,9 @@ def _grid(t0, t1, h, sample_dt):
 def integrate(run, h=None, sample_dt=None, rtol=1e-4, atol=1e-6, max_step=None, max_steps=20_000,
               baumgarte=(5.0, 5.0, 5.0)):
     """Integrate a :class:`redmax_edu.simulation.Start` with RK45; the arguments as in
-    :func:`redmax_edu.integrators.simulate` (``h`` only sets the sampling interval here)."""
+    :func:`redmax_edu.integrators.simulate` (``h`` only sets the sampling interval here).
+
+    RK45 steps the first-order system ``d/dt (q, qdot) = (qdot, M_r^-1 f_r)`` (Eq. 2.22)."""
     model, method = run.model, run.method
     if method == "rk45_recursive" and model.deformables:
         raise ValueError("argument 'method': 'rk45_recursive' does not handle deformable bodies (their "

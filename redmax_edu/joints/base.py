@@ -161,7 +161,9 @@ def spec_array(spec, key, shape, where, default=None):
 
 
 class Joint:
-    """Base class of the joints. Instances are immutable; equal specs give equal joints."""
+    """Base class of the joints. Instances are immutable; equal specs give equal joints.
+
+    Each joint gives the three terms of Eq. (2.24): ``Q``, ``S`` and ``Sdot``."""
 
     kind = None
     ndof = 0

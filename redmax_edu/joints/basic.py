@@ -124,6 +124,8 @@ class Fixed(_ConstantJacobian):
 class Revolute(_AxisJoint):
     """A hinge about the unit ``axis`` (in the joint frame), Eq. (2.45)-(2.46).
 
+    About z it is Eq. (2.3)-(2.4); its ``R``, ``Q`` and ``A`` are those of Eq. (3.15).
+
     >>> j = Revolute([0, 0, 2.0])          # the axis is normalised
     >>> np.round(j.Q([np.pi / 2])[:3, :3], 12)
     array([[ 0., -1.,  0.],

@@ -276,6 +276,8 @@ class Composite(Joint):
 class Free2D(Composite):
     """Free motion in the x-y plane: ``q = (x, y, theta)``, planar then revolute about z (Eq. 2.59-2.61).
 
+    Its ``A``, ``Adot``, their derivatives and ``S`` (Eq. 3.40-3.45) come from the composite rule.
+
     ``S = [(0, 0, 0, c, -s, 0), (0, 0, 0, s, c, 0), (0, 0, 1, 0, 0, 0)]`` (columns, ``c, s`` of
     ``theta``): the planar velocity seen in the rotated child frame (Eq. 2.60).
 
@@ -313,6 +315,8 @@ class Free2D(Composite):
 
 class Free3DEuler(Composite):
     """Free motion in 3D: ``q = (p, euler)``, ``Q = Trans(p) Rot_chart(euler)`` (Eq. 2.62-2.64).
+
+    Its ``A``, ``Adot``, their derivatives, ``S`` and ``dS/dq`` (Eq. 3.46-3.52) come from the composite rule.
 
     Translational then spherical (Euler angles in ``chart``); :meth:`~Composite.reparameterize` switches
     the chart of the rotational part (§2.4.5).
@@ -354,6 +358,8 @@ class Free3DEuler(Composite):
 
 class Free3DExp(Composite):
     """Free motion in 3D with the rotation in exponential coordinates (Eq. 2.62-2.66).
+
+    Its ``A``, ``Adot``, their derivatives, ``S`` and ``dS/dq`` (Eq. 3.46-3.52) come from the composite rule.
 
     ``order="translate_first"`` (default, the reference JointFree3D): ``q = (p, r)``,
     ``Q = Trans(p) Rot(exp r)``, so p is the child's position in the parent frame (Eq. 2.63-2.64).

@@ -165,6 +165,8 @@ def best_chart(R):
 class SphericalEuler(Joint):
     """A ball joint in Euler angles, ``Q = [[R_a(q1) R_b(q2) R_c(q3), 0], [0, 1]]`` (Eq. 2.33-2.37).
 
+    The columns of ``S`` are ``[S_j] = R^T dR/dq_j`` (Eq. 2.32).
+
     ``S`` (6x3) has the angular velocity map in its top rows and zeros below; its closed form
     for each chart is Table 1 or 2. The joint is singular where ``det S`` (Table 3) vanishes;
     :meth:`reparameterize` switches chart before that.

@@ -160,7 +160,9 @@ class SphericalExp(Joint):
     """A ball joint in exponential coordinates: ``R = exp([q])``, ``S = (J_r(q); 0)`` (Eq. 2.47-2.52).
 
     ``S qdot`` is the angular velocity of the child in its own frame. :meth:`reparameterize`
-    keeps ``|q| <= REPARAM_ANGLE`` (Grassia's 2 pi shift).
+    keeps ``|q| <= REPARAM_ANGLE`` (Grassia's 2 pi shift). Part 3's ``Q``, ``A`` (Eq. 3.31), ``dA/dq``
+    (Eq. 3.32), ``S`` (Eq. 3.33) and ``dS/dq`` (Eq. 3.34) come from ``S`` in closed form (see the
+    module docstring), not through the writeup's ``dR/dq``, which divides by ``q.q``.
 
     Examples
     --------

@@ -127,6 +127,8 @@ class Joint:
     def jacobian(self, E):
         """The constraint rows of Eq. (1.84), ``G`` of shape (len(rows), 6 n): ``G Phi = delta_phi_j``.
 
+        The blocks sit in the columns of bodies a and b, as the rows of Eq. (1.85) line up.
+
         ``E`` (n, 4, 4) are rigid poses, as :meth:`redmax_edu.maximal.system.System.check_state`
         returns them.
         """

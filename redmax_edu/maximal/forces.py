@@ -153,6 +153,8 @@ def _times(A, x):
 def point_kinematics(E, phi, attachments):
     """World positions ``x = R r + p`` and velocities ``v = R Gamma(r) phi`` of attached points (Eq. 1.12).
 
+    The positions are those of Eq. (1.2).
+
     Parameters
     ----------
     E : ndarray, shape (n, 4, 4)
@@ -372,9 +374,10 @@ class BodyDamping(Force):
 def coriolis_terms(M, phi, derivatives=True):
     """The quadratic velocity wrenches ``ad(phi_i)^T M_i phi_i`` of k bodies and their damping blocks.
 
-    The wrench of the Newton-Euler equations (Eq. 1.21, 1.36). ``K = 0`` and, with the body
-    momentum ``M phi = (I omega, m nu)`` (Eq. 1.39),
-    ``D = ad(phi)^T M + [[[I omega], [m nu]], [[m nu], 0]]``.
+    The wrench of the Newton-Euler equations (Eq. 1.21, 1.36), ``-(omega x I omega, omega x m nu)``
+    for a body-centred frame (Eq. 1.23). ``K = 0`` and, with the body momentum
+    ``M phi = (I omega, m nu)`` (Eq. 1.39), ``D = ad(phi)^T M + [[[I omega], [m nu]], [[m nu], 0]]``
+    (Eq. 1.37-1.38 worked out).
 
     Parameters
     ----------

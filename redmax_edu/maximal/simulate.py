@@ -112,6 +112,9 @@ def step(system, E, phi, h, method="symplectic", *, baumgarte=0.0, contact_corre
          contact_solver="qp", stiffness="full"):
     """Advance the system by one step of size ``h``.
 
+    New twists from the velocity-level equations (Eq. 1.28 for the explicit and symplectic
+    methods), then poses moved along them, ``E exp(h [phi])`` (Eq. 1.29).
+
     Parameters
     ----------
     system : System

@@ -135,7 +135,9 @@ def kkt_solve(A, b, G, r, compliance=None, method="full"):
 
     ``C`` is a diagonal of constraint compliances (soft constraints, ArtiSynth notes §0.11);
     zero for rigid rows, which is the KKT system of the writeup (and Eq. 0.3 of the notes,
-    with ``v = Phi``, ``g = r``).
+    with ``v = Phi``, ``g = r``): its solution minimises ``1/2 Phi^T A Phi - Phi^T b`` subject to
+    ``G Phi = r`` (Eq. 1.86-1.87), and its two block rows are those of Eq. (1.89) with ``lam`` of
+    the opposite sign.
 
     Two routes give the same answer (ArtiSynth notes §0.6):
 

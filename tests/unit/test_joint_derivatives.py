@@ -90,6 +90,19 @@ def test_derivatives_have_the_documented_shapes(name, rng):
         assert out.shape == shape and np.isfinite(out).all(), (name, method, out.shape)
 
 
+@pytest.mark.parametrize("name", MOVING)
+def test_derivatives_at_once_equal_the_derivatives_one_by_one(name, rng):
+    """``Joint.derivatives`` (what Algorithm 11 calls; a composite shares work between the four)
+    gives what the four methods give one by one, which the tests below check against differences."""
+    joint = JOINTS[name]
+    q, qdot = random_state(joint, rng)
+    together = joint.derivatives(q, qdot)
+    apart = (joint.dA_dq(q), joint.dS_dq(q), joint.dAdot_dq(q, qdot), joint.dSdot_dq(q, qdot))
+    for what, a, b in zip(("dA_dq", "dS_dq", "dAdot_dq", "dSdot_dq"), together, apart, strict=True):
+        assert np.allclose(a, b, rtol=1e-12, atol=1e-12), (name, what)
+    assert joint.derivatives(q)[2] is None         # without qdot, no rates
+
+
 # --- (a) every derivative of every joint against central differences and the complex step ---
 @pytest.mark.parametrize("what", DERIVATIVES)
 @pytest.mark.parametrize("name", MOVING)

@@ -1,0 +1,55 @@
+"""Claims of the home page (book/index.md): how many of the writeup's equations are functions.
+
+"Of the writeup's 343 numbered equations, 328 are computed by a function of the library that a
+test exercises and a page teaches; the other 15 are steps of a derivation with nothing of their
+own to compute. All 12 of its algorithms are functions, tested and taught." The counts are those
+of the registry of tools/traceability.py (docstring citations, the tests that name the cited
+functions, the pages that cite the equations); the home page and the table in the appendix
+(book/appendix/traceability.md) must state what it gives today.
+"""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_tool():
+    spec = importlib.util.spec_from_file_location("traceability", ROOT / "tools" / "traceability.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return load_tool()
+
+
+@pytest.fixture(scope="module")
+def rows(trace):
+    return trace.registry()
+
+
+def prose(path):
+    return " ".join((ROOT / path).read_text(encoding="utf-8").split())
+
+
+def test_the_home_page_states_the_counts_of_the_registry(trace, rows):
+    sentence = trace.summary_sentence(rows)
+    assert "343 numbered equations" in sentence
+    assert sentence in prose("book/index.md"), f"the home page should say: {sentence}"
+
+
+def test_the_table_states_them_too(trace, rows):
+    assert trace.summary_sentence(rows) in prose(trace.PAGE)
+
+
+def test_the_check_catches_a_count_the_registry_no_longer_gives(trace, rows):
+    changed = [trace.Row(r.key, list(r.functions), list(r.tests), list(r.pages), dict(r.via), r.reason)
+               for r in rows]
+    next(r for r in changed if r.key == "2.19").tests = []        # a test no longer names the function
+    sentence = trace.summary_sentence(changed)
+    assert sentence != trace.summary_sentence(rows) and sentence not in prose("book/index.md")
