@@ -1,14 +1,15 @@
-"""Claims of the home page (book/index.md): how many of the writeup's equations are functions.
+"""Claims of the home page (book/index.md) and the README: how many of the writeup's equations are functions.
 
-"Of the writeup's 343 numbered equations, 328 are computed by a function of the library that a
-test exercises and a page teaches; the other 15 are steps of a derivation with nothing of their
-own to compute. All 12 of its algorithms are functions, tested and taught." The counts are those
-of the registry of tools/traceability.py (docstring citations, the tests that name the cited
-functions, the pages that cite the equations); the home page and the table in the appendix
+"Of the writeup's 343 numbered equations, N are computed by a function of the library that a
+test exercises and a page teaches; the other M are definitions or steps of a derivation, with
+nothing of their own to compute. All 12 of its algorithms are functions, tested and taught."
+The counts are those of the registry of tools/traceability.py (docstring citations, the tests
+that name the cited functions, the pages that cite the equations); the home page and the table in the appendix
 (book/appendix/traceability.md) must state what it gives today.
 """
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -53,3 +54,14 @@ def test_the_check_catches_a_count_the_registry_no_longer_gives(trace, rows):
     next(r for r in changed if r.key == "2.19").tests = []        # a test no longer names the function
     sentence = trace.summary_sentence(changed)
     assert sentence != trace.summary_sentence(rows) and sentence not in prose("book/index.md")
+
+
+def test_the_readme_states_the_same_counts(trace, rows):
+    c = trace.counts(rows)
+    (done, derivation, total), (alg_done, _, alg_total) = c["equations"], c["algorithms"]
+    assert alg_done == alg_total
+    pattern = (r"Of its (\d+) numbered equations, (\d+) are functions .*?\(the other (\d+) are "
+               r"definitions or steps of a derivation\), as are its (\d+) algorithms")
+    said = re.search(pattern, prose("README.md"))
+    assert said, "the README should state how many equations are functions"
+    assert tuple(map(int, said.groups())) == (total, done, derivation, alg_total)
