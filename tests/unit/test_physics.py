@@ -170,14 +170,14 @@ def test_dampers_remove_energy_at_twice_the_rate_of_rayleighs_function(damped_mo
     """dE/dt = -2 R at random states, with the accelerations of the dense solve (dynamics), of
     Algorithm 9 (recursive) and of the total force of Eq. (3.58) (derivatives). Gravity and the
     joint springs are in E; a damper of the wrong sign, a dropped one or one counted twice moves
-    dE/dt by 2 R or more (R is of order 1 here, the central differences are good to 1e-7)."""
+    dE/dt by 2 R or more (R is of order 1 here, the central differences good to 1e-8)."""
     damped = damped_models[case]
     rng = np.random.default_rng(7)
-    for q, qdot in damped.states(rng, 4):
+    for q, qdot in damped.states(rng, 3):
         R = damped.rayleigh(q, qdot)
         rate = energy_rate(damped.model, q, qdot, ACCELERATIONS[source](damped.model, q, qdot))
         assert R > 0.05
-        assert abs(rate + 2 * R) <= 1e-6 * (1.0 + 2 * R), (case, source, rate, -2 * R)
+        assert abs(rate + 2 * R) <= 1e-7 * (1.0 + 2 * R), (case, source, rate, -2 * R)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -253,17 +253,18 @@ ORDERS = {"euler": 1, "bdf1": 1, "sdirk2": 2, "bdf2": 2}
 @pytest.mark.parametrize("method", ORDERS)
 def test_a_run_loses_the_energy_its_dampers_dissipate_to_the_order_of_its_scheme(dissipating, method):
     """Over 0.2 s the energy falls by int 2 R dt; the mismatch shrinks like h^p from h = 10 ms to
-    5 ms (p the scheme's order: the observed ratio within a factor 1.5 of 2^p) and stays below a
-    tenth of the dissipated energy. A damper of the wrong sign or dropped in the forces, or a
-    damping block of the wrong sign in the Euler matrix, makes the mismatch as large as the
-    dissipated energy itself, at every step size."""
+    5 ms (p the scheme's order: the observed ratio within a factor 1.5 of 2^p) and stays below
+    5 % of the dissipated energy (measured at most 0.8 %). A damper of the wrong sign or dropped in
+    the forces makes the mismatch as large as the dissipated energy itself, at every step size. (A
+    wrong damping block of the Euler matrix changes the loss by O(h^2) per step only, like any
+    consistent linearisation: the block's own test and the strong-damping test catch it.)"""
     damped, q0, qdot0 = dissipating
     mismatch = {}
     for h in (0.01, 0.005):
         tr = simulate(damped.model, q0, qdot0, (0.0, 0.2), method, h=h)
         mismatch[h], dissipated = loss_mismatch(damped, tr)
         assert dissipated > 0.5
-        assert abs(mismatch[h]) < 0.1 * dissipated, (method, h, mismatch[h], dissipated)
+        assert abs(mismatch[h]) < 0.05 * dissipated, (method, h, mismatch[h], dissipated)
     ratio = mismatch[0.01] / mismatch[0.005]
     assert 2 ** ORDERS[method] / 1.5 < ratio < 2 ** ORDERS[method] * 1.5, (method, ratio)
 
@@ -326,13 +327,13 @@ def world_angular_momentum(tr):
     return np.array(out)
 
 
-SPAN = (0.0, 5.0)
+SPAN = (0.0, 4.0)
 Q0 = np.array([0.3, -0.2, 0.1])
 
 
 @pytest.fixture(scope="module")
 def tight_rk45():
-    """RK45 at rtol = 1e-10, atol = 1e-10 over 5 s of tumbling, and the reference rotations."""
+    """RK45 at rtol = 1e-10, atol = 1e-10 over 4 s of tumbling, and the reference rotations."""
     model = tumbling_body()
     tr = simulate(model, Q0, tumbling_start(model, Q0), SPAN, "rk45", rtol=1e-10, atol=1e-10, sample_dt=0.1)
     return tr, rotation_reference(tr.E_wi[0, 0, :3, :3], tr.t)
@@ -353,12 +354,12 @@ def test_rk45_keeps_its_tolerances_through_every_chart_switch(tight_rk45):
 
 
 def test_rk45_keeps_its_largest_step_through_every_chart_switch():
-    """max_step = 20 ms at a loose rtol (where RK45 would take steps of about 0.1 s): 5 s need at
-    least 250 steps, switches or not (a restart that forgot max_step takes far fewer)."""
+    """max_step = 20 ms at a loose rtol (where RK45 would take steps of about 0.1 s): 4 s need at
+    least 200 steps, switches or not (a restart that forgot max_step takes far fewer)."""
     model = tumbling_body()
     tr = simulate(model, Q0, tumbling_start(model, Q0), SPAN, "rk45", rtol=1e-3, max_step=0.02)
     assert len(tr.reparameterized) >= 3
-    assert tr.nsteps >= 250
+    assert tr.nsteps >= 200
 
 
 #: Near gimbal lock of the XYZ chart (det S = cos q2 = 0.12 < 0.2): the implicit schemes switch
@@ -379,15 +380,15 @@ def test_implicit_schemes_keep_max_newton_after_a_restart(scheme):
 
 @pytest.fixture(scope="module")
 def loose_newton_runs():
-    """Each implicit scheme over 1 s of tumbling at newton_tol = 1e-4 rad/s (BDF1 at 5 ms: at
-    10 ms its numerical damping stops the tumbling before the first switch)."""
+    """SDIRK2 and BDF2 (started by SDIRK2 at every restart) over 1 s of tumbling at h = 10 ms and
+    newton_tol = 1e-4 rad/s. (The restart is one piece of code for the three schemes; BDF1's
+    numerical damping at this step stops the tumbling before the first switch.)"""
     model = tumbling_body()
     qdot0 = tumbling_start(model, Q0)
-    steps = {"bdf1": 0.005, "sdirk2": 0.01, "bdf2": 0.01}
-    return {s: simulate(model, Q0, qdot0, (0.0, 1.0), s, h=h, newton_tol=1e-4) for s, h in steps.items()}
+    return {s: simulate(model, Q0, qdot0, (0.0, 1.0), s, h=0.01, newton_tol=1e-4) for s in ("sdirk2", "bdf2")}
 
 
-@pytest.mark.parametrize("scheme", ["bdf1", "sdirk2", "bdf2"])
+@pytest.mark.parametrize("scheme", ["sdirk2", "bdf2"])
 def test_implicit_schemes_keep_newton_tol_through_every_restart(loose_newton_runs, scheme):
     """The run restarts at least twice; every solve, before and after each restart, stops
     at the first iterate within the caller's 1e-4 (a default 1e-10 would iterate on past it), and
