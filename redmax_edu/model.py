@@ -362,7 +362,9 @@ class Model:
         """Let every joint leave a singular chart: returns ``(model, q, qdot)`` (§2.4.5, §2.4.8).
 
         The returned coordinates describe the same poses and body twists; the model changes
-        only if a joint changed chart.
+        only if a joint changed chart. A joint spring ``-K (q - q_rest)`` on coordinates that
+        change is refused (a ValueError naming the body): in the new coordinates the same K and
+        q_rest are another potential, so the energy would jump at the switch.
         """
         return self.reparameterize_unchecked(*self.check_state(q, qdot))
 
@@ -374,7 +376,17 @@ class Model:
             if not b.joint.has_charts:
                 continue
             s = self.dofs[i]
+            before = q[s].copy()
             joint, q[s], qdot[s] = b.joint._reparameterize(q[s], qdot[s])
+            sprung = (self.stiffness[s] != 0) & (q[s] != before)
+            if sprung.any():
+                raise ValueError(
+                    f"body {b.name!r}: its {b.joint.kind} joint leaves a singular chart here (§2.4.5, "
+                    f"§2.4.8), but coordinates {np.flatnonzero(sprung).tolist()} of the joint carry a joint "
+                    "spring: -K (q - q_rest) in the new coordinates is another potential, and the energy "
+                    "would jump at the switch. Put the spring on a joint without charts, use a FrameSpring "
+                    "(redmax_edu.maximal.forces) for a rotational spring, or simulate with "
+                    "reparameterize=False away from the singularity")
             if joint is not b.joint:
                 model = model.with_body(i, joint=joint)
         return model, q, qdot

@@ -477,6 +477,23 @@ def test_p2_5_exercise_lie_never_increases_a_linear_springs_energy(rng):
         assert np.all(np.diff(energy(one, qs, vs)) <= 1e-12)
 
 
+def test_p2_5_the_damper_is_taken_at_the_new_velocity_so_the_step_loses_its_power_exactly(rng):
+    """Page 2.5, Eq. (2.83)-(2.84): the damper torque is evaluated at the new velocity and drops
+    out of the right-hand side. For one rod with a joint spring and damper and no gravity (the
+    page's hand check) the step then loses, to round-off, the damper's power at the new velocity
+    over the step and what implicit Euler takes from the spring and the inertia:
+    E1 - E0 = -h D v1^2 - M (v1 - v0)^2 / 2 - K (q1 - q0)^2 / 2. A damper taken at the old
+    velocity, or of the wrong sign in the matrix, misses this by about h D v |v1 - v0|."""
+    K, D, M = 50.0, 2.0, 1.0 / 3.0
+    one = Model([rod("rod", -1, stiffness=K, damping=D, q_rest=0.1)], gravity=[0, 0, 0])
+    for h in (0.001, 0.05, 0.5):
+        q0, v0 = rng.uniform(-1, 1, 1), rng.standard_normal(1)
+        q1, v1 = linearly_implicit_euler_step(one, q0, v0, h)
+        E0, E1 = sum(energies(one, q0, v0)), sum(energies(one, q1, v1))
+        loss = h * D * v1[0] ** 2 + M * (v1[0] - v0[0]) ** 2 / 2 + K * (q1[0] - q0[0]) ** 2 / 2
+        assert E1 - E0 == pytest.approx(-loss, rel=1e-10, abs=1e-13 * E0)
+
+
 def test_p2_6_hyper_reduced_equations_are_the_reduced_ones_projected(rng):
     """Page 2.6, Eq. (2.88)-(2.90): with constant J_rR = ones, M_R = J_rR^T M_r J_rR and
     f_R = J_rR^T f_r."""
