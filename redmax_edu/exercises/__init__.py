@@ -22,7 +22,8 @@ The pieces, one idea each: :mod:`~redmax_edu.exercises.core` (checks, results, r
 :mod:`~redmax_edu.exercises.tracing` (which library functions the student's code calls; an
 assignment's allow-list), :mod:`~redmax_edu.exercises.calls` (one guarded call of the
 student's function, its library calls judged, its output's type, shape and NaN checked),
-:mod:`~redmax_edu.exercises.compare` (naming the mistake: candidate wrong answers, constant
+:mod:`~redmax_edu.exercises.inputs` (the random poses and twists of the Part 1 graders, named in
+words), :mod:`~redmax_edu.exercises.compare` (naming the mistake: candidate wrong answers, constant
 factors, wrong blocks, asymmetry, finite-difference directions),
 :mod:`~redmax_edu.exercises.remote` (the trusted grading of a notebook) and
 :mod:`~redmax_edu.exercises.gradescope` (the autograder's entry point on Gradescope).

@@ -28,6 +28,7 @@ from ..checks import numerical_derivative
 from .calls import call, describe
 from .compare import judge_cases, max_error
 from .core import Assignment, Verdict, entry_points
+from .inputs import IDENTITY, ZERO_TWIST, pose_label, random_pose, twist_case
 
 ASSIGNMENT = Assignment("06_poses_and_points", "Poses, twists and points", allowed=[])
 check_of = ASSIGNMENT.check
@@ -35,19 +36,6 @@ check = entry_points(ASSIGNMENT)
 
 
 # --- inputs -------------------------------------------------------------------------------------
-
-
-def _pose(rng, rotation=True, translation=True):
-    E = np.eye(4)
-    if rotation:
-        E[:3, :3] = lie.random_rotation(rng)
-    if translation:
-        E[:3, 3] = rng.standard_normal(3)
-    return E
-
-
-def _pose_label(E):
-    return f"E = exp_se3({describe(lie.log_se3(E))})"
 
 
 def _transform(R, p):
@@ -80,9 +68,6 @@ def _inverse_cases(fn, cases, **kwargs):
                        mistakes=inverse_mistakes, what="the inverse", **kwargs)
 
 
-IDENTITY = ((np.eye(4),), "E = I")
-
-
 @check_of("inv_se3", "identity", "the identity", 1)
 def inverse_identity(fn, rng):
     return _inverse_cases(fn, [IDENTITY])
@@ -90,19 +75,19 @@ def inverse_identity(fn, rng):
 
 @check_of("inv_se3", "rotation", "pure rotations", 1)
 def inverse_rotation(fn, rng):
-    return _inverse_cases(fn, [((E,), _pose_label(E)) for E in (_pose(rng, translation=False)
+    return _inverse_cases(fn, [((E,), pose_label(E)) for E in (random_pose(rng, translation=False)
                                                                  for _ in range(3))])
 
 
 @check_of("inv_se3", "translation", "pure translations", 1)
 def inverse_translation(fn, rng):
-    return _inverse_cases(fn, [((E,), _pose_label(E)) for E in (_pose(rng, rotation=False)
+    return _inverse_cases(fn, [((E,), pose_label(E)) for E in (random_pose(rng, rotation=False)
                                                                  for _ in range(3))])
 
 
 @check_of("inv_se3", "general", "general poses", 2)
 def inverse_general(fn, rng):
-    cases = [((E,), _pose_label(E)) for E in (_pose(rng) for _ in range(6))]
+    cases = [((E,), pose_label(E)) for E in (random_pose(rng) for _ in range(6))]
     return _inverse_cases(fn, cases, zero_case=IDENTITY)
 
 
@@ -135,13 +120,6 @@ def _bracket_cases(fn, cases, **kwargs):
                        mistakes=bracket_mistakes, what="[phi]", **kwargs)
 
 
-def _twist_case(phi):
-    return (phi,), f"phi = {describe(phi)}"
-
-
-ZERO_TWIST = ((np.zeros(6),), "phi = 0")
-
-
 @check_of("twist_bracket", "zero", "the zero twist", 1)
 def bracket_zero(fn, rng):
     return _bracket_cases(fn, [ZERO_TWIST])
@@ -149,12 +127,12 @@ def bracket_zero(fn, rng):
 
 @check_of("twist_bracket", "angular", "pure angular velocities", 1)
 def bracket_angular(fn, rng):
-    return _bracket_cases(fn, [_twist_case(np.r_[rng.standard_normal(3), 0, 0, 0]) for _ in range(3)])
+    return _bracket_cases(fn, [twist_case(np.r_[rng.standard_normal(3), 0, 0, 0]) for _ in range(3)])
 
 
 @check_of("twist_bracket", "general", "general twists", 2)
 def bracket_general(fn, rng):
-    return _bracket_cases(fn, [_twist_case(rng.standard_normal(6)) for _ in range(5)], zero_case=ZERO_TWIST)
+    return _bracket_cases(fn, [twist_case(rng.standard_normal(6)) for _ in range(5)], zero_case=ZERO_TWIST)
 
 
 # --- point_velocity (Eq. 1.12) ------------------------------------------------------------------
@@ -184,7 +162,7 @@ def velocity_mistakes(E, phi, r):
 
 
 def _velocity_label(E, phi, r):
-    return f"{_pose_label(E)}, phi = {describe(phi)}, r = {describe(r)}"
+    return f"{pose_label(E)}, phi = {describe(phi)}, r = {describe(r)}"
 
 
 def _velocity_cases(fn, cases, **kwargs):
@@ -195,7 +173,7 @@ def _velocity_cases(fn, cases, **kwargs):
 
 @check_of("point_velocity", "at_rest", "a body at rest (phi = 0)", 1)
 def velocity_at_rest(fn, rng):
-    return _velocity_cases(fn, [(_pose(rng), np.zeros(6), rng.standard_normal(3)) for _ in range(2)])
+    return _velocity_cases(fn, [(random_pose(rng), np.zeros(6), rng.standard_normal(3)) for _ in range(2)])
 
 
 @check_of("point_velocity", "identity", "a body at the world frame (E = I)", 1)
@@ -206,14 +184,14 @@ def velocity_identity(fn, rng):
 
 @check_of("point_velocity", "general", "general poses, twists and points", 2)
 def velocity_general(fn, rng):
-    cases = [(_pose(rng), rng.standard_normal(6), rng.standard_normal(3)) for _ in range(5)]
+    cases = [(random_pose(rng), rng.standard_normal(6), rng.standard_normal(3)) for _ in range(5)]
     E, phi, r = cases[0]
     return _velocity_cases(fn, cases, zero_case=((np.eye(4), phi, r), _velocity_label(np.eye(4), phi, r)))
 
 
 @check_of("point_velocity", "finite_differences", "against the motion of the point", 1)
 def velocity_finite_differences(fn, rng):
-    E, phi, r = _pose(rng), rng.standard_normal(6), rng.standard_normal(3)
+    E, phi, r = random_pose(rng), rng.standard_normal(6), rng.standard_normal(3)
 
     def world_point(t):
         return (E @ lie.exp_se3(t[0] * phi) @ np.append(r, 1.0))[:3]
