@@ -292,34 +292,43 @@ def grade(folder, out=BUILD / "grades", timeout=600.0, build=BUILD, stream=sys.s
             seeds[name] = autograder_config(autograder)["seed"]
         return seeds[name]
 
-    def one(index, path):
+    def unpack(index, path):
+        """The submission's entry and the notebook to grade (None when there is none to grade)."""
         shown = path.relative_to(folder).as_posix()
         entry = {"submission": shown, "assignment": None}
         try:
             notebook = notebooks_in(path, workdir / str(index))
         except ValueError as exc:
-            return {**entry, "error": f"refused: {exc}"}
-        name = assignment_of(notebook, list(sources))
+            return {**entry, "error": f"refused: {exc}"}, None
         if path.suffix == ".zip":
             entry["submission"] = f"{shown}/{notebook.relative_to(workdir / str(index)).as_posix()}"
+        name = assignment_of(notebook, list(sources))
         if name is None:
             known = ", ".join(sources)
-            return {**entry, "error": f"not graded, not an assignment of exercises/ (known: {known})"}
-        graded = grade_notebook(notebook, ASSIGNMENTS[name], seed=seed_of(name), zygote=zygote,
-                                timeout=timeout)
-        result = results(graded)
-        (out / "results" / f"{slug(entry['submission'])}.json").write_text(json.dumps(result, indent=2),
-                                                                           encoding="utf-8")
-        entry = {**entry, "assignment": name, "graded": graded}
+            return {**entry, "error": f"not graded, not an assignment of exercises/ (known: {known})"}, None
+        return {**entry, "assignment": name}, notebook
+
+    def one(found):
+        entry, notebook = found
+        if notebook is None:
+            return entry
+        graded = grade_notebook(notebook, ASSIGNMENTS[entry["assignment"]], seed=seeds[entry["assignment"]],
+                                zygote=zygote, timeout=timeout)
+        result = json.dumps(results(graded), indent=2)
+        (out / "results" / f"{slug(entry['submission'])}.json").write_text(result, encoding="utf-8")
+        entry = {**entry, "graded": graded}
         return {**entry, "error": f"not graded, {graded.error}"} if graded.error else entry
 
     graded, blocks = [], []
     jobs = jobs or min(4, os.cpu_count() or 1)
     try:
-        for name in {assignment_of(p, list(sources)) for p in submissions if p.suffix == ".ipynb"} - {None}:
-            seed_of(name)  # generate missing autograders first, one at a time
+        # zips unpacked and assignments recognised first, and missing autograders generated one at a
+        # time (otter works in the notebook's folder), before the submissions are graded in parallel
+        found = [unpack(index, path) for index, path in enumerate(submissions)]
+        for name in sorted({entry["assignment"] for entry, notebook in found if notebook is not None}):
+            seed_of(name)
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for entry in pool.map(one, range(len(submissions)), submissions):
+            for entry in pool.map(one, found):
                 graded.append(entry)
                 blocks.append(format_entry(entry))
                 print(blocks[-1], file=stream, flush=True)

@@ -3,6 +3,7 @@
 Each assignment of ``exercises/`` has a module here holding its checks
 (:class:`~redmax_edu.exercises.core.Assignment`): ``exp_log`` (§1.3), ``adjoint`` (§1.5),
 ``spatial_inertia`` (§1.7), ``force_derivatives`` (§1.9), ``kkt_step`` (§1.10),
+``poses_points`` (§1.1, §1.2, §1.4),
 ``universal_joint`` (§2.4), ``reduced_jacobian`` (§2.2), ``forward_dynamics`` (§2.3),
 ``jacobian_products`` (§2.10) and ``recursive`` (§2.12, with :mod:`~redmax_edu.exercises.chains`,
 the models they are graded on), ``jacobian_derivative`` (§3.1), ``joint_derivative`` (§3.2),
@@ -21,7 +22,8 @@ The pieces, one idea each: :mod:`~redmax_edu.exercises.core` (checks, results, r
 :mod:`~redmax_edu.exercises.tracing` (which library functions the student's code calls; an
 assignment's allow-list), :mod:`~redmax_edu.exercises.calls` (one guarded call of the
 student's function, its library calls judged, its output's type, shape and NaN checked),
-:mod:`~redmax_edu.exercises.compare` (naming the mistake: candidate wrong answers, constant
+:mod:`~redmax_edu.exercises.inputs` (the random poses and twists of the Part 1 graders, named in
+words), :mod:`~redmax_edu.exercises.compare` (naming the mistake: candidate wrong answers, constant
 factors, wrong blocks, asymmetry, finite-difference directions),
 :mod:`~redmax_edu.exercises.remote` (the trusted grading of a notebook) and
 :mod:`~redmax_edu.exercises.gradescope` (the autograder's entry point on Gradescope).
@@ -43,6 +45,7 @@ from . import (
     kkt_step,
     lagrangian_arm,
     mass_matrix_derivative,
+    poses_points,
     recursive,
     reduced_jacobian,
     spatial_inertia,
@@ -62,6 +65,7 @@ from .sandbox import TIME_LIMIT
 #: Every assignment, by name (the source notebook's file name in exercises/).
 ASSIGNMENTS = {module.ASSIGNMENT.name: module.ASSIGNMENT
                for module in (exp_log, adjoint, force_derivatives, kkt_step, spatial_inertia,  # Part 1
+                              poses_points,
                               universal_joint, reduced_jacobian, forward_dynamics, recursive,  # Part 2
                               jacobian_products,
                               joint_derivative, bdf1_newton, adjoint_gradient, jacobian_derivative,  # Part 3
@@ -77,5 +81,5 @@ __all__ = ["ASSIGNMENTS", "WATCHED", "Assignment", "Check", "CheckResult", "Repo
            "Unanswered", "Verdict", "adjoint", "adjoint_gradient", "bdf1_newton",
            "discrete_euler_lagrange", "exp_log", "force_derivatives", "forward_dynamics",
            "jacobian_derivative", "jacobian_products", "joint_derivative", "kkt_step", "lagrangian_arm",
-           "mass_matrix_derivative", "recursive", "reduced_jacobian", "run_check", "spatial_inertia",
-           "universal_joint"]
+           "mass_matrix_derivative", "poses_points", "recursive", "reduced_jacobian", "run_check",
+           "spatial_inertia", "universal_joint"]

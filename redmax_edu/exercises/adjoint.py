@@ -27,6 +27,7 @@ from ..checks import numerical_derivative
 from .calls import call, describe
 from .compare import TWIST_COORDINATES, direction_mismatches, judge_cases
 from .core import Assignment, Verdict, entry_points
+from .inputs import IDENTITY, ZERO_TWIST, pose_label, random_pose, twist_case
 
 ASSIGNMENT = Assignment(
     "02_adjoint", "The adjoint and its rate",
@@ -37,19 +38,6 @@ check = entry_points(ASSIGNMENT)
 
 
 # --- inputs -------------------------------------------------------------------------------------
-
-
-def _pose(rng, rotation=True, translation=True):
-    E = np.eye(4)
-    if rotation:
-        E[:3, :3] = lie.random_rotation(rng)
-    if translation:
-        E[:3, 3] = rng.standard_normal(3)
-    return E
-
-
-def _pose_label(E):
-    return f"E = exp_se3({describe(lie.log_se3(E))})"
 
 
 def _blocks(top_left, top_right, bottom_left, bottom_right):
@@ -85,9 +73,6 @@ def _adjoint_cases(fn, cases, **kwargs):
                        mistakes=adjoint_mistakes, what="the adjoint", **kwargs)
 
 
-IDENTITY = ((np.eye(4),), "E = I")
-
-
 @check_of("adjoint", "identity", "the identity", 1)
 def adjoint_identity(fn, rng):
     return _adjoint_cases(fn, [IDENTITY])
@@ -95,19 +80,19 @@ def adjoint_identity(fn, rng):
 
 @check_of("adjoint", "rotation", "pure rotations", 1)
 def adjoint_rotation(fn, rng):
-    poses = [_pose(rng, translation=False) for _ in range(3)]
-    return _adjoint_cases(fn, [((E,), _pose_label(E)) for E in poses])
+    poses = [random_pose(rng, translation=False) for _ in range(3)]
+    return _adjoint_cases(fn, [((E,), pose_label(E)) for E in poses])
 
 
 @check_of("adjoint", "translation", "pure translations", 1)
 def adjoint_translation(fn, rng):
-    poses = [_pose(rng, rotation=False) for _ in range(3)]
-    return _adjoint_cases(fn, [((E,), _pose_label(E)) for E in poses])
+    poses = [random_pose(rng, rotation=False) for _ in range(3)]
+    return _adjoint_cases(fn, [((E,), pose_label(E)) for E in poses])
 
 
 @check_of("adjoint", "general", "general poses", 2)
 def adjoint_general(fn, rng):
-    cases = [((E,), _pose_label(E)) for E in (_pose(rng) for _ in range(6))]
+    cases = [((E,), pose_label(E)) for E in (random_pose(rng) for _ in range(6))]
     return _adjoint_cases(fn, cases, zero_case=IDENTITY)
 
 
@@ -132,13 +117,6 @@ def _ad_cases(fn, cases, **kwargs):
                        what="ad(phi)", **kwargs)
 
 
-def _twist_case(phi):
-    return (phi,), f"phi = {describe(phi)}"
-
-
-ZERO_TWIST = ((np.zeros(6),), "phi = 0")
-
-
 @check_of("ad", "zero", "the zero twist", 1)
 def ad_zero(fn, rng):
     return _ad_cases(fn, [ZERO_TWIST])
@@ -146,12 +124,12 @@ def ad_zero(fn, rng):
 
 @check_of("ad", "angular", "pure angular velocities", 1)
 def ad_angular(fn, rng):
-    return _ad_cases(fn, [_twist_case(np.r_[rng.standard_normal(3), 0, 0, 0]) for _ in range(3)])
+    return _ad_cases(fn, [twist_case(np.r_[rng.standard_normal(3), 0, 0, 0]) for _ in range(3)])
 
 
 @check_of("ad", "general", "general twists", 2)
 def ad_general(fn, rng):
-    cases = [_twist_case(rng.standard_normal(6)) for _ in range(5)]
+    cases = [twist_case(rng.standard_normal(6)) for _ in range(5)]
     return _ad_cases(fn, cases, zero_case=ZERO_TWIST)
 
 
@@ -177,8 +155,8 @@ def adjoint_dot_mistakes(E, phi):
 
 @check_of("adjoint_dot", "at_rest", "a frame at rest (phi = 0)", 1)
 def adjoint_dot_at_rest(fn, rng):
-    E = _pose(rng)
-    return judge_cases(fn, [((E, np.zeros(6)), f"{_pose_label(E)}, phi = 0")], name="adjoint_dot",
+    E = random_pose(rng)
+    return judge_cases(fn, [((E, np.zeros(6)), f"{pose_label(E)}, phi = 0")], name="adjoint_dot",
                        shape=(6, 6), reference=lie.adjoint_dot, what="the rate of the adjoint")
 
 
@@ -196,8 +174,8 @@ def adjoint_dot_identity(fn, rng):
 def adjoint_dot_general(fn, rng):
     cases = []
     for _ in range(5):
-        E, phi = _pose(rng), rng.standard_normal(6)
-        cases.append(((E, phi), f"{_pose_label(E)}, phi = {describe(phi)}"))
+        E, phi = random_pose(rng), rng.standard_normal(6)
+        cases.append(((E, phi), f"{pose_label(E)}, phi = {describe(phi)}"))
     phi = cases[0][0][1]
     return judge_cases(fn, cases, name="adjoint_dot", shape=(6, 6), reference=lie.adjoint_dot,
                        mistakes=adjoint_dot_mistakes, what="the rate of the adjoint",
@@ -206,11 +184,11 @@ def adjoint_dot_general(fn, rng):
 
 @check_of("adjoint_dot", "finite_differences", "against finite differences, one unit twist at a time", 1)
 def adjoint_dot_finite_differences(fn, rng):
-    E = _pose(rng)
+    E = random_pose(rng)
     # column k: d/dh adjoint(E exp(h [e_k])) at h = 0, by central differences (error ~1e-10)
     numeric = numerical_derivative(lie.adjoint, E, space="se3")
     analytic = np.stack([call(fn, E, e, name="adjoint_dot", shape=(6, 6),
-                              label=f"{_pose_label(E)}, phi = {describe(e)}") for e in np.eye(6)], axis=-1)
+                              label=f"{pose_label(E)}, phi = {describe(e)}") for e in np.eye(6)], axis=-1)
     wrong = direction_mismatches(analytic, numeric, TWIST_COORDINATES, tol=1e-6)
     if not wrong:
         return None

@@ -26,6 +26,7 @@ from .. import lie
 from .calls import describe
 from .compare import agrees, judge_cases
 from .core import Assignment, entry_points
+from .inputs import IDENTITY, ZERO_TWIST, twist_case
 
 ASSIGNMENT = Assignment(
     "01_exp_log", "The exponential and logarithm of SE(3)",
@@ -53,16 +54,8 @@ def _twist(rng, angle, linear=True):
     return np.concatenate([angle * _axis(rng), nu])
 
 
-def _twist_case(phi):
-    return (phi,), f"phi = {describe(phi)}"
-
-
 def _pose_case(phi):
     return (lie.exp_se3(phi),), f"E = exp_se3(phi), phi = {describe(phi)}"
-
-
-ZERO_TWIST = ((np.zeros(6),), "phi = 0")
-IDENTITY = ((np.eye(4),), "E = I")
 
 
 # --- exp_se3 ------------------------------------------------------------------------------------
@@ -107,25 +100,25 @@ def exp_zero(fn, rng):
 
 @check_of("exp_se3", "rotation", "pure rotations", 1)
 def exp_rotation(fn, rng):
-    cases = [_twist_case(_twist(rng, a, linear=False)) for a in rng.uniform(0.2, 3.0, 3)]
-    cases.append(_twist_case(_twist(rng, np.pi, linear=False)))
+    cases = [twist_case(_twist(rng, a, linear=False)) for a in rng.uniform(0.2, 3.0, 3)]
+    cases.append(twist_case(_twist(rng, np.pi, linear=False)))
     return _exp_cases(fn, cases)
 
 
 @check_of("exp_se3", "translation", "pure translations", 1)
 def exp_translation(fn, rng):
-    return _exp_cases(fn, [_twist_case(np.r_[np.zeros(3), rng.standard_normal(3)]) for _ in range(3)])
+    return _exp_cases(fn, [twist_case(np.r_[np.zeros(3), rng.standard_normal(3)]) for _ in range(3)])
 
 
 @check_of("exp_se3", "general", "general twists", 2)
 def exp_general(fn, rng):
-    cases = [_twist_case(_twist(rng, a)) for a in rng.uniform(0.1, 3 * np.pi, 8)]
+    cases = [twist_case(_twist(rng, a)) for a in rng.uniform(0.1, 3 * np.pi, 8)]
     return _exp_cases(fn, cases, zero_case=ZERO_TWIST)
 
 
 @check_of("exp_se3", "small", "small angles (1e-9 to 2e-2)", 1)
 def exp_small(fn, rng):
-    cases = [_twist_case(_twist(rng, a)) for a in (1e-9, 1e-6, 1e-3, 8e-3, 2e-2)]
+    cases = [twist_case(_twist(rng, a)) for a in (1e-9, 1e-6, 1e-3, 8e-3, 2e-2)]
     return _exp_cases(fn, cases, tol=1e-12, mistakes=None, hint="Small angles need the Taylor series of the "
                       "coefficients, accurate to 1e-12 (and right where the series meets the closed form).")
 

@@ -33,6 +33,7 @@ SOURCES = {"01_exp_log": ROOT / "exercises/01_maximal/01_exp_log.ipynb",
            "03_force_derivatives": ROOT / "exercises/01_maximal/03_force_derivatives.ipynb",
            "04_kkt_step": ROOT / "exercises/01_maximal/04_kkt_step.ipynb",
            "05_spatial_inertia": ROOT / "exercises/01_maximal/05_spatial_inertia.ipynb",
+           "06_poses_and_points": ROOT / "exercises/01_maximal/06_poses_and_points.ipynb",
            "01_joint_Q_S_Sdot": ROOT / "exercises/02_reduced/01_joint_Q_S_Sdot.ipynb",
            "02_jacobian": ROOT / "exercises/02_reduced/02_jacobian.ipynb",
            "03_forward_dynamics": ROOT / "exercises/02_reduced/03_forward_dynamics.ipynb",
@@ -1020,4 +1021,98 @@ JACOBIAN_PRODUCT_MUTANTS = {
                                   "in the forward sweep, the parent's twist is missing"),
     "product_backward_no_hand_on": ("mass_matrix_product", product_backward_no_hand_on,
                                     "in the backward sweep, a child's wrench is not handed to its parent"),
+}
+
+
+# --- inv_se3, twist_bracket, point_velocity (06_poses_and_points) ------------------------------------
+
+
+def _with(R, p):
+    E = np.eye(4)
+    E[:3, :3], E[:3, 3] = R, p
+    return E
+
+
+def inverse_minus_p(E):
+    return _with(E[:3, :3].T, -E[:3, 3])
+
+
+def inverse_R_p(E):
+    R = E[:3, :3]
+    return _with(R.T, -R @ E[:3, 3])
+
+
+def inverse_sign(E):
+    R = E[:3, :3]
+    return _with(R.T, R.T @ E[:3, 3])
+
+
+def inverse_transposed(E):
+    return E.T
+
+
+def _skew(a):
+    return np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+
+
+def bracket_skew_wrong_way(phi):
+    out = np.zeros((4, 4))
+    out[:3, :3], out[:3, 3] = _skew(phi[:3]).T, phi[3:]
+    return out
+
+
+def bracket_nu_in_row(phi):
+    out = np.zeros((4, 4))
+    out[:3, :3], out[3, :3] = _skew(phi[:3]), phi[3:]
+    return out
+
+
+def bracket_swapped(phi):
+    out = np.zeros((4, 4))
+    out[:3, :3], out[:3, 3] = _skew(phi[3:]), phi[:3]
+    return out
+
+
+def bracket_pose_corner(phi):
+    out = np.eye(4)
+    out[:3, :3], out[:3, 3] = _skew(phi[:3]), phi[3:]
+    return out
+
+
+def velocity_in_body(E, phi, r):
+    return np.cross(phi[:3], r) + phi[3:]
+
+
+def velocity_cross_reversed(E, phi, r):
+    return E[:3, :3] @ (np.cross(r, phi[:3]) + phi[3:])
+
+
+def velocity_no_nu(E, phi, r):
+    return E[:3, :3] @ np.cross(phi[:3], r)
+
+
+def velocity_plus_position(E, phi, r):
+    return E[:3, :3] @ (np.cross(phi[:3], r) + phi[3:]) + E[:3, 3]
+
+
+def velocity_R_transposed(E, phi, r):
+    return E[:3, :3].T @ (np.cross(phi[:3], r) + phi[3:])  # no named mistake: against the motion
+
+
+POSES_MUTANTS = {
+    "inverse_minus_p": ("inv_se3", inverse_minus_p, "the translation is -p"),
+    "inverse_R_p": ("inv_se3", inverse_R_p, "the translation is -R p"),
+    "inverse_sign": ("inv_se3", inverse_sign, "the translation has the wrong sign"),
+    "inverse_transposed": ("inv_se3", inverse_transposed, "its inverse is not its transpose"),
+    "bracket_skew_wrong_way": ("twist_bracket", bracket_skew_wrong_way, "[omega] turns the wrong way"),
+    "bracket_nu_in_row": ("twist_bracket", bracket_nu_in_row, "nu is in the bottom row"),
+    "bracket_swapped": ("twist_bracket", bracket_swapped, "omega and nu are swapped"),
+    "bracket_pose_corner": ("twist_bracket", bracket_pose_corner, "the bottom-right entry is 1"),
+    "velocity_in_body": ("point_velocity", velocity_in_body, "it is in body coordinates"),
+    "velocity_cross_reversed": ("point_velocity", velocity_cross_reversed,
+                                "the cross product is the wrong way round"),
+    "velocity_no_nu": ("point_velocity", velocity_no_nu, "it lacks the body's own velocity R nu"),
+    "velocity_plus_position": ("point_velocity", velocity_plus_position, "the position p is added"),
+    "velocity_R_transposed": ("point_velocity", velocity_R_transposed,
+                              "differs from the central difference of the point's world position"),
 }

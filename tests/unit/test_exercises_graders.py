@@ -28,6 +28,7 @@ from redmax_edu.exercises import (
     kkt_step,
     lagrangian_arm,
     mass_matrix_derivative,
+    poses_points,
     recursive,
     reduced_jacobian,
     spatial_inertia,
@@ -42,6 +43,7 @@ from .exercise_submissions import (
     JACOBIAN_MUTANTS,
     JACOBIAN_PRODUCT_MUTANTS,
     KKT_MUTANTS,
+    POSES_MUTANTS,
     SPATIAL_INERTIA_MUTANTS,
     UNIVERSAL_MUTANTS,
     reference,
@@ -63,7 +65,7 @@ MODULES = {"01_exp_log": exp_log, "02_adjoint": adjoint, "03_force_derivatives":
            "03_adjoint_gradient": adjoint_gradient, "01_lagrangian_arm": lagrangian_arm,
            "05_spatial_inertia": spatial_inertia, "05_jacobian_products": jacobian_products,
            "04_jacobian_derivative": jacobian_derivative, "05_mass_matrix_derivative": mass_matrix_derivative,
-           "01_discrete_euler_lagrange": discrete_euler_lagrange}
+           "01_discrete_euler_lagrange": discrete_euler_lagrange, "06_poses_and_points": poses_points}
 MUTANTS = {"01_exp_log": EXP_LOG_MUTANTS, "02_adjoint": ADJOINT_MUTANTS,
            "03_force_derivatives": FORCE_MUTANTS, "04_kkt_step": KKT_MUTANTS,
            "01_joint_Q_S_Sdot": UNIVERSAL_MUTANTS, "02_jacobian": JACOBIAN_MUTANTS,
@@ -73,7 +75,7 @@ MUTANTS = {"01_exp_log": EXP_LOG_MUTANTS, "02_adjoint": ADJOINT_MUTANTS,
            "05_spatial_inertia": SPATIAL_INERTIA_MUTANTS, "05_jacobian_products": JACOBIAN_PRODUCT_MUTANTS,
            "04_jacobian_derivative": JACOBIAN_DERIVATIVE_MUTANTS,
            "05_mass_matrix_derivative": MASS_DERIVATIVE_MUTANTS,
-           "01_discrete_euler_lagrange": DEL_MUTANTS}
+           "01_discrete_euler_lagrange": DEL_MUTANTS, "06_poses_and_points": POSES_MUTANTS}
 #: A short time limit for the looping submissions: a correct check takes milliseconds.
 QUICK = 0.5
 

@@ -1,0 +1,73 @@
+"""An exercise with a check cell on the section pages of Parts 1-3 and chapter 5 (issue 22, item 4).
+
+A page's exercise is graded by the checks of a classroom assignment: a code cell imports the
+assignment's grader module from ``redmax_edu.exercises`` and calls ``grader.check`` on the
+page's folded solution, whose stored output is full marks. The galleries and Part 2's appendix
+on code generation are not sections of the writeup and are not counted. The pages still
+without such an exercise are listed below by name, so that the list can only shrink: a page
+that gains its exercise fails this test until it leaves the list.
+"""
+
+import re
+
+import nbformat
+import pytest
+
+from redmax_edu import exercises
+from redmax_edu.exercises import ASSIGNMENTS
+
+from .conftest import ROOT
+
+PARTS = ("01_maximal", "02_reduced", "03_differentiable", "05_variational")
+NOT_SECTIONS = re.compile(r"^(gallery|appendix_)")
+#: Section pages with no graded exercise yet: no assignment's checks fit them so far.
+STILL_WITHOUT = {
+    "01_maximal/08_integration", "01_maximal/11_contact", "01_maximal/12_solvers",
+    "02_reduced/04c_exponential_joints", "02_reduced/04d_composite_spline_joints",
+    "02_reduced/05_stiffness_damping", "02_reduced/07_deformable", "02_reduced/09_hybrid_dynamics",
+    "02_reduced/11_friction",
+}
+IMPORT = re.compile(r"from redmax_edu\.exercises import (\w+) as grader")
+CHECK = re.compile(r"grader\.check\(\"(\w+)\", (\w+)\)")
+
+
+def section_pages():
+    """The section pages of Parts 1-3 and chapter 5, in the order of _toc.yml."""
+    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    found = re.findall(r"- file: book/(" + "|".join(PARTS) + r")/(\w+)", toc)
+    return [f"{part}/{page}" for part, page in found if page != "index" and not NOT_SECTIONS.match(page)]
+
+
+def graded_exercises(page):
+    """``(module, function, stored report)`` of every check cell of the page, in order."""
+    nb = nbformat.read(ROOT / "book" / f"{page}.ipynb", as_version=4)
+    module, found = None, []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        module = (IMPORT.search(cell.source) or [None, module])[1]
+        for function, _ in CHECK.findall(cell.source):
+            text = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs
+                           if o.get("output_type") == "execute_result")
+            found.append((module, function, text))
+    return found
+
+
+def test_the_section_pages_are_found():
+    pages = section_pages()
+    assert len(pages) == 35 and "01_maximal/01_position" in pages and "05_variational/03_explorer" in pages
+    assert not any("gallery" in p or "appendix_a" in p for p in pages)
+
+
+@pytest.mark.parametrize("page", section_pages())
+def test_each_section_page_has_an_exercise_graded_by_an_assignment(page):
+    graded = graded_exercises(page)
+    if page in STILL_WITHOUT:
+        assert not graded, f"{page} has its exercise now: take it off STILL_WITHOUT"
+        return
+    assert graded, f"{page} has no exercise with a check cell"
+    module, function, text = graded[0]
+    assignment = getattr(exercises, module).ASSIGNMENT
+    assert assignment is ASSIGNMENTS[assignment.name] and function in assignment.functions
+    total = f"{assignment.points(function):g}"
+    assert text.startswith(f"{function}: {total} of {total} points"), f"{page}: the solution's check\n{text}"
