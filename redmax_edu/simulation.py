@@ -17,7 +17,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._validate import as_real, check_count
+from ._validate import as_callable, as_flag, as_real, check_count
 from .constrained import check_constraint_set, constraint_rows
 from .constraints import check_baumgarte
 from .dynamics import energies_unchecked
@@ -232,6 +232,8 @@ def _tau_function(tau, nq):
     if tau is None:
         return None
     if callable(tau):
+        as_callable(tau, "tau", ("t",))
+
         def checked(t):
             value = tau(t)
             try:
@@ -275,8 +277,8 @@ def start(model, q0, qdot0, t_span, method, methods, tau, progress, reparameteri
         rows = constraint_rows(model, q, qdot, t0)
         check_constraint_set(model, rows, ~rows.inequality)  # (inequalities may overlap: contacts)
     # only joints with singular coordinates can change them (§2.4.5, §2.4.8)
-    charts = bool(reparameterize) and any(b.joint.has_charts for b in model.bodies)
-    return Start(model, q, qdot, t0, t1, method, tau_fn, controls, bool(progress), charts)
+    charts = as_flag(reparameterize, "reparameterize") and any(b.joint.has_charts for b in model.bodies)
+    return Start(model, q, qdot, t0, t1, method, tau_fn, controls, as_flag(progress, "progress"), charts)
 
 
 def whole_count(length, dt, name, what="steps"):

@@ -164,6 +164,13 @@ def test_lie_huge_finite_rotation_vectors(scale, axis):
 
 # --- joints ----------------------------------------------------------------------------------
 
+def _plane_patch():
+    """Spline surface data whose x grows with q1 and y with q2 (all-zero data is refused)."""
+    values = np.zeros((4, 4, 6))
+    values[:, :, 0], values[:, :, 1] = np.arange(4.0), np.arange(4.0)[:, None]
+    return values
+
+
 def _joints():
     out = []
     for kind, cls in JOINT_TYPES.items():
@@ -176,7 +183,7 @@ def _joints():
                 F[0, 3] = k
             out.append(cls(frames))
         elif kind == "spline_surface":
-            out.append(cls(np.zeros((4, 4, 6))))
+            out.append(cls(_plane_patch()))
         else:
             out.append(cls())
     return out
