@@ -25,7 +25,7 @@ from .kinematics import forward_kinematics_unchecked
 from .model import Model
 
 __all__ = ["SimulationError", "Trajectory", "Start", "Recorder", "start", "fixed_steps", "positive",
-           "whole_number", "check_finite", "progress_bar", "advance", "reparameterize_state",
+           "whole_number", "state_entry", "check_finite", "progress_bar", "advance", "reparameterize_state",
            "DIVERGED", "MAX_STEPS", "GRID_RTOL", "DEFAULT_NEWTON_TOL", "DEFAULT_MAX_NEWTON"]
 
 #: A state entry beyond this magnitude (SI units) means the integration has blown up.
@@ -316,14 +316,29 @@ def fixed_steps(run, h, sample_dt):
 
 # --- watching and recording a run ----------------------------------------------------------------
 
-def check_finite(t, y, method):
-    """Raise a :class:`SimulationError` naming the time if the state ``y`` has blown up."""
+def state_entry(model, k, rates="qdot"):
+    """Entry ``k`` of a state ``(q, rates)`` of ``model`` in words, ``"qdot[3] (body 'hand')"``: with
+    the body owning that coordinate, or the deformable owning that node coordinate."""
+    nq = model.nq
+    j = k % nq
+    if j < model.nr:
+        owner = f"body {model.names[next(i for i, s in enumerate(model.dofs) if s.start <= j < s.stop)]!r}"
+    else:
+        d = next(d for d, s in enumerate(model.deformable_dofs) if s.start <= j < s.stop)
+        owner = f"deformable {model.deformables[d].name!r}"
+    return f"{'q' if k < nq else rates}[{j}] ({owner})"
+
+
+def check_finite(t, y, method, model, rates="qdot"):
+    """Raise a :class:`SimulationError` naming the time and the entry of the state ``y = (q, rates)``
+    (:func:`state_entry`) if it has blown up."""
     if y.size and not np.abs(y).max() <= DIVERGED:  # (NaN fails the comparison too)
         remedy = ("use a smaller step 'h', or check for joints whose coordinates reach a singularity "
                   "(with reparameterize=False)" if method == "euler"
                   else "the model may be unstable or stiff; try method='euler'")
-        raise SimulationError(f"the simulation blew up at t = {t:.6g} s (a coordinate or velocity is "
-                              f"not finite or exceeds {DIVERGED:g}); {remedy}")
+        k = int(np.flatnonzero(~(np.abs(y) <= DIVERGED))[0])
+        raise SimulationError(f"the simulation blew up at t = {t:.6g} s: {state_entry(model, k, rates)} "
+                              f"is not finite or exceeds {DIVERGED:g}; {remedy}")
 
 
 class Recorder:
