@@ -316,29 +316,33 @@ def fixed_steps(run, h, sample_dt):
 
 # --- watching and recording a run ----------------------------------------------------------------
 
-def state_entry(model, k, rates="qdot"):
-    """Entry ``k`` of a state ``(q, rates)`` of ``model`` in words, ``"qdot[3] (body 'hand')"``: with
-    the body owning that coordinate, or the deformable owning that node coordinate."""
-    nq = model.nq
-    j = k % nq
+def _owner(model, j):
+    """The body owning coordinate ``j`` of ``model`` (or the deformable owning that node coordinate),
+    in words: ``"body 'hand'"``."""
     if j < model.nr:
-        owner = f"body {model.names[next(i for i, s in enumerate(model.dofs) if s.start <= j < s.stop)]!r}"
-    else:
-        d = next(d for d, s in enumerate(model.deformable_dofs) if s.start <= j < s.stop)
-        owner = f"deformable {model.deformables[d].name!r}"
-    return f"{'q' if k < nq else rates}[{j}] ({owner})"
+        return f"body {model.names[next(i for i, s in enumerate(model.dofs) if s.start <= j < s.stop)]!r}"
+    d = next(d for d, s in enumerate(model.deformable_dofs) if s.start <= j < s.stop)
+    return f"deformable {model.deformables[d].name!r}"
 
 
-def check_finite(t, y, method, model, rates="qdot"):
-    """Raise a :class:`SimulationError` naming the time and the entry of the state ``y = (q, rates)``
-    (:func:`state_entry`) if it has blown up."""
+def state_entry(model, k):
+    """Entry ``k`` of a state ``(q, qdot)`` of ``model`` in words, ``"qdot[3] (body 'hand')"``."""
+    j = k % model.nq
+    return f"{'q' if k < model.nq else 'qdot'}[{j}] ({_owner(model, j)})"
+
+
+def check_finite(t, y, method, model, rates="velocity"):
+    """Raise a :class:`SimulationError` naming the time and the bodies whose coordinates or
+    ``rates`` (``y = (q, rates)``) have blown up. Bodies, not entries: which entry of a body
+    passes the bound first may depend on round-off, and the message may be a notebook's output."""
     if y.size and not np.abs(y).max() <= DIVERGED:  # (NaN fails the comparison too)
         remedy = ("use a smaller step 'h', or check for joints whose coordinates reach a singularity "
                   "(with reparameterize=False)" if method == "euler"
                   else "the model may be unstable or stiff; try method='euler'")
-        k = int(np.flatnonzero(~(np.abs(y) <= DIVERGED))[0])
-        raise SimulationError(f"the simulation blew up at t = {t:.6g} s: {state_entry(model, k, rates)} "
-                              f"is not finite or exceeds {DIVERGED:g}; {remedy}")
+        bad = np.flatnonzero(~(np.abs(y) <= DIVERGED)) % model.nq
+        owners = ", ".join(dict.fromkeys(_owner(model, int(j)) for j in bad))
+        raise SimulationError(f"the simulation blew up at t = {t:.6g} s (a coordinate or {rates} of {owners} "
+                              f"is not finite or exceeds {DIVERGED:g}); {remedy}")
 
 
 class Recorder:
