@@ -6,6 +6,8 @@ shape, a NaN or a matrix that is not a rotation is reported in the reader's term
 silently wrong answer.
 """
 
+import inspect
+
 import numpy as np
 
 #: Largest allowed ``max|R^T R - I|`` for a matrix accepted as a rotation. Products of a few
@@ -16,6 +18,13 @@ ROTATION_TOL = 1e-8
 #: (1e200 squared is inf), so a norm, an energy or a mass matrix would silently become
 #: infinite or zero; no quantity of this library (in SI units) comes anywhere near it.
 MAX_MAGNITUDE = 1e100
+
+
+#: An adaptive integration whose step falls below this fraction of its span has collapsed: at that
+#: size the span would take 1e12 steps, far more than any run may take, so the motion is blowing up
+#: (or has reached a singularity) rather than being resolved; the run stops with an error naming
+#: what changes fastest instead of crawling on with ever smaller steps.
+STEP_COLLAPSE = 1e-12
 
 
 def _contains_bool(x):
@@ -88,6 +97,58 @@ def as_columns(x, rows, name):
     return x
 
 
+def as_flag(x, name):
+    """Return ``x`` as a bool; anything but True or False is refused (``progress="no"`` is truthy)."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise ValueError(f"argument '{name}' must be True or False, got {type(x).__name__} {x!r}")
+    return bool(x)
+
+
+def as_positive(x, shape, name):
+    """:func:`as_real` with every entry ``> 0`` (sizes, half-sizes, lengths)."""
+    a = as_real(x, shape, name)
+    if not (a > 0).all():
+        raise ValueError(f"argument '{name}' must be positive, got {np.round(a, 12).tolist()}")
+    return a
+
+
+def as_positive_definite(M, shape, name, real=False, semidefinite=False, rtol=1e-9):
+    """Return ``M`` as a symmetric positive definite matrix (a mass or an inertia), or raise.
+
+    Symmetric to ``rtol`` times its largest entry, and every eigenvalue of its real part
+    (complex-step perturbations live in the imaginary part) above ``1e-12`` times the largest
+    (``semidefinite``: above minus that, as for the spatial inertia of a point mass): a negative
+    mass would give accelerations and energies of the wrong sign, a singular one none at all.
+    """
+    M = as_array(M, shape, name, real)
+    Mr = M.real
+    asym = np.abs(Mr - Mr.T).max()
+    if asym > rtol * np.abs(Mr).max():
+        raise ValueError(f"argument '{name}' must be symmetric, got max|{name} - {name}^T| = {asym:.3g}")
+    eigenvalues = np.linalg.eigvalsh(0.5 * (Mr + Mr.T))
+    floor = 1e-12 * max(eigenvalues[-1], 0.0)
+    if not (eigenvalues[0] >= -floor if semidefinite else eigenvalues[0] > floor):
+        what = "semidefinite" if semidefinite else "definite"
+        raise ValueError(f"argument '{name}' must be positive {what} (a mass matrix), but its eigenvalues "
+                         f"run from {eigenvalues[0]:.3g} to {eigenvalues[-1]:.3g}")
+    return M
+
+
+def as_int_array(x, name, what="integers"):
+    """Return ``x`` as an int64 array of ``what`` (indices such as a mesh's faces); booleans,
+    floats, strings and ragged lists (rows of different lengths) are refused by name."""
+    if _contains_bool(x):
+        raise ValueError(f"argument '{name}' must hold {what}, got a boolean in {x!r}")
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError):  # ragged nested lists
+        raise ValueError(f"argument '{name}' must be a rectangular array of {what}: its rows have "
+                         "different lengths") from None
+    if a.size and a.dtype.kind not in "iu":  # (an empty list is float64: its shape is the error)
+        raise ValueError(f"argument '{name}' must hold {what}, got dtype {a.dtype}")
+    return a.astype(np.int64)
+
+
 def as_index(x, name, minimum=0):
     """Return ``x`` as a Python int ``>= minimum`` (booleans and floats are refused)."""
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
@@ -107,6 +168,27 @@ def as_instance(x, cls, name):
         names = " or ".join(c.__name__ for c in (cls if isinstance(cls, tuple) else (cls,)))
         raise ArgumentTypeError(f"argument '{name}' must be a {names}, got {type(x).__name__}")
     return x
+
+
+def as_callable(f, name, arguments):
+    """Return ``f`` if it is callable with the positional ``arguments`` (their names, as in
+    ``("t",)``), else an :class:`ArgumentTypeError` naming ``name`` and the call it must accept.
+
+    The arity is read from ``inspect.signature``; a callable without one (some builtins) passes.
+    """
+    call = f"{name}({', '.join(arguments)})"
+    if not callable(f):
+        raise ArgumentTypeError(f"argument '{name}' must be a function {call}, got {type(f).__name__}")
+    try:
+        signature = inspect.signature(f)
+    except (TypeError, ValueError):
+        return f
+    try:
+        signature.bind(*arguments)
+    except TypeError as err:
+        raise ArgumentTypeError(f"argument '{name}' must accept the call {call}, but its signature "
+                                f"is {signature} ({err})") from None
+    return f
 
 
 def as_sequence(x, name, what):

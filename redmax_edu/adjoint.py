@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import lu_solve
 
+from ._validate import as_flag
 from .implicit import SCHEMES, ImplicitRun
 from .objectives import Objective, States
 from .parameters import parameter_derivatives, parameter_values, resolve_parameters, with_parameters
@@ -468,6 +469,7 @@ def optimize(model, q0, qdot0, h, n_steps, objective, wrt=("tau",), *, scheme="b
     for name in bounds:
         if name not in wrt:
             raise ValueError(f"argument 'bounds': {name!r} is not varied (wrt = {wrt})")
+    progress = as_flag(progress, "progress")
     problem = _Problem(model, q0, qdot0, h, n_steps, objective, wrt, scheme, tau, params, options)
     x0 = problem.x0()
     value, grad, _ = problem.evaluate(x0)

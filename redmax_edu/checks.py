@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import ArgumentTypeError, as_real, as_scalar
+from ._validate import as_callable, as_real, as_scalar
 from .lie import exp_se3, exp_so3
 
 __all__ = ["perturb", "tangent_dim", "numerical_derivative", "relative_error", "step_sweep",
@@ -157,8 +157,7 @@ def numerical_derivative(f, x, h=None, *, method="central", space="vector"):
            [0., 1.]])
     """
     _check_choice(method, METHODS, "method")
-    if not callable(f):
-        raise ArgumentTypeError(f"argument 'f' must be callable, got {type(f).__name__}")
+    as_callable(f, "f", ("x",))
     x = as_real(x, None, "x")
     if h is None:
         h = 1e-20 if method == "complex" else 1e-6

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_index, as_real, as_scalar, as_transform
+from ._validate import ArgumentTypeError, as_callable, as_index, as_real, as_scalar, as_transform
 from .lie import ad_unchecked, adjoint_unchecked, gamma, hat_unchecked, inv_se3_unchecked
 
 __all__ = ["Rows", "Constraint", "Loop", "CoordinateCoupling", "JointLimit", "PrescribedJoint",
@@ -400,6 +400,15 @@ def _bound(value, name):
     return x
 
 
+def _function(fn, name, arguments, what):
+    """``fn`` if it can be called with ``arguments`` (:func:`~redmax_edu._validate.as_callable`), else
+    an error naming the constraint ``what`` and the argument."""
+    try:
+        return as_callable(fn, name, arguments)
+    except ValueError as err:
+        raise ArgumentTypeError(f"{what}: {err}") from None
+
+
 def _motion(fn, t, k, names, what):
     """Call a prescribed-motion function at ``t``; check it returns ``len(names)`` arrays of ``k`` numbers."""
     out = fn(t)
@@ -445,10 +454,7 @@ class PrescribedJoint(Constraint):
     def __init__(self, body, motion, dofs=None, name=None):
         super().__init__(name)
         self.body = as_index(body, "body")
-        if not callable(motion):
-            raise ValueError(f"{self.describe()}: argument 'motion' must be a function "
-                             f"t -> (q, qdot, qddot), got {type(motion).__name__}")
-        self.motion = motion
+        self.motion = _function(motion, "motion", ("t",), self.describe())  # t -> (q, qdot, qddot)
         self.dofs = None if dofs is None else tuple(as_index(d, "dofs") for d in dofs)
 
     def _parts(self, model):
@@ -517,10 +523,7 @@ class PrescribedBody(Constraint):
             raise ValueError(f"argument 'components' must be distinct indices 0-5 into (omega; nu), got "
                              f"{list(comps)}")
         self.components = comps
-        if not callable(target):
-            raise ValueError(f"{self.describe()}: argument 'target' must be a function "
-                             "(t, E, phi) -> (w, wdot)")
-        self.target = target
+        self.target = _function(target, "target", ("t", "E", "phi"), self.describe())  # -> (w, wdot)
         self.nrows = len(comps)
 
     def _parts(self, model):
@@ -565,9 +568,7 @@ class PrescribedJointVelocity(Constraint):
     def __init__(self, body, velocity, name=None):
         super().__init__(name)
         self.body = as_index(body, "body")
-        if not callable(velocity):
-            raise ValueError(f"{self.describe()}: argument 'velocity' must be a function t -> (qdot, qddot)")
-        self.velocity = velocity
+        self.velocity = _function(velocity, "velocity", ("t",), self.describe())  # t -> (qdot, qddot)
 
     def _parts(self, model):
         return f"of {self._body_name(model, self.body)}"

@@ -63,7 +63,7 @@ def integrate(run, h, sample_dt=None, baumgarte=(5.0, 5.0, 5.0)):
             except SingularMassMatrixError as err:
                 raise SimulationError(f"linearly implicit Euler failed in the step to t = {t:.6g} s: "
                                       f"{err}") from None
-            check_finite(t, np.concatenate([q, qdot]), "euler")
+            check_finite(t, np.concatenate([q, qdot]), "euler", model)
             if k % stride == 0:
                 rec.add(t, q, qdot, model)
             advance(bar, h)

@@ -787,7 +787,7 @@ def integrate(run, h, sample_dt=None, newton_tol=DEFAULT_NEWTON_TOL, max_newton=
                 solve = _solve(step, guess)
                 nfev += step.evaluations
                 active = solve.active
-                check_finite(stencil.t, np.concatenate([solve.q, solve.qdot]), scheme)
+                check_finite(stencil.t, np.concatenate([solve.q, solve.qdot]), scheme, model)
                 solves.append(solve)
                 Q.append(solve.q)
                 V.append(solve.qdot)

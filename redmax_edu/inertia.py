@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_real, as_transform
+from ._validate import as_int_array, as_real, as_transform
 from .lie import adjoint, brac, inv_se3, unbrac
 
 __all__ = [
@@ -583,12 +583,12 @@ def _check_mesh(vertices, faces, prefix):
         raise ValueError(f"{prefix}{err}") from None
     if V.ndim != 2 or V.shape[1] != 3 or np.iscomplexobj(V):
         raise ValueError(f"{prefix}argument 'vertices' must be a real array of shape (n, 3), got {V.shape}")
-    F = np.asarray(faces)
+    try:
+        F = as_int_array(faces, "faces", "integer vertex indices")  # a quad among triangles: ragged
+    except ValueError as err:
+        raise ValueError(f"{prefix}{err}") from None
     if F.ndim != 2 or F.shape[1] != 3 or len(F) == 0:
         raise ValueError(f"{prefix}argument 'faces' must have shape (m, 3) with m > 0, got {F.shape}")
-    if F.dtype.kind not in "iu":
-        raise ValueError(f"{prefix}argument 'faces' must hold integer vertex indices, got dtype {F.dtype}")
-    F = F.astype(np.int64)
     bad = np.flatnonzero((F < 0).any(axis=1) | (F >= len(V)).any(axis=1))
     if bad.size:
         raise ValueError(f"{prefix}argument 'faces': face {bad[0]} {F[bad[0]].tolist()} has an index "

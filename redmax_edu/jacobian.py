@@ -328,7 +328,7 @@ def fill_jacobian_derivatives(model, kin, q, qdot=None):
     ------
     ValueError
         If a joint sits at a singularity of its chart (the body is named), where its
-        derivatives are not defined numerically (:data:`redmax_edu.joints.base.SINGULAR_DET`).
+        derivatives are not defined numerically (:data:`redmax_edu.lie.SINGULAR_DET`).
 
     Notes
     -----

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from ._validate import as_array, as_instance
+from ._validate import as_array, as_flag, as_instance
 from .joints import Revolute
 from .model import Model, check_model
 
@@ -150,6 +150,7 @@ def chain_lagrangian(links, gravity=GRAVITY, simplify=False):
     -------
     LagrangeTerms
     """
+    simplify = as_flag(simplify, "simplify")
     links = list(links)
     if not links:
         raise ValueError("argument 'links' must hold at least one Link")

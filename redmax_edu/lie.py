@@ -23,9 +23,21 @@ __all__ = [
     "brac", "unbrac", "exp_so3", "log_so3", "exp_se3", "log_se3", "inv_se3",
     "left_jacobian_so3", "left_jacobian_inverse_so3", "right_jacobian_so3", "right_jacobian_inverse_so3",
     "adjoint", "ad", "adjoint_dot", "gamma", "material_jacobian", "screw",
-    "random_rotation", "random_transform",
+    "random_rotation", "random_transform", "SINGULAR_DET",
     "hat_unchecked", "adjoint_unchecked", "ad_unchecked", "inv_se3_unchecked",
 ]
+
+#: Where a coordinate chart is singular, sqrt(machine epsilon) ~ 1.5e-8 is the smallest value
+#: accepted of the quantity that vanishes there: the smallest singular value of ``J_l(w)``,
+#: ``2 |sin(|w|/2)| / |w|``, for the inverse Jacobians of SO(3) (it vanishes on the shells
+#: ``|w| = 2 pi k``, and the inverse's entries grow like its reciprocal), and ``|det S|`` (of the
+#: rotational 3x3 block) for the joints' derivative methods (:mod:`redmax_edu.joints`).
+#: Mathematically S stays smooth through a singularity, but the reduced inertia ``S^T M S``
+#: there has a condition number of order ``1/det(S)^2 > 1/eps``: accelerations, and every
+#: derivative of them that Part 3 builds from the joint derivatives, are numerically undefined.
+#: A joint's ``reparameterize`` moves it off the singularity (its switch threshold is far above
+#: this one).
+SINGULAR_DET = float(np.sqrt(np.finfo(float).eps))
 
 # Below this angle the closed-form coefficients are replaced by their Taylor series. At
 # 1e-2 the first omitted term is below 1e-21 and the closed forms lose at most ~1e-11 of
@@ -282,7 +294,7 @@ def log_se3(E):
 
 
 def _left_jacobian_inverse(w):
-    W = _hat3(w)
+    W = _hat3(w)  # (log_se3 passes |w| <= pi, far from the singular shells)
     return np.eye(3) - 0.5 * W + _vinv_coefficient(np.sqrt(w @ w)) * (W @ W)
 
 
@@ -324,7 +336,8 @@ def left_jacobian_inverse_so3(w):
 
     It turns an angular velocity (or small rotation) applied on the left, in the base frame,
     into the rate of change of the rotation vector: ``d/dt log(R) = J_l^-1 omega`` when
-    ``dR/dt = [omega] R``. Singular at ``|w| = 2 pi``; ``log_so3`` never returns such angles.
+    ``dR/dt = [omega] R``. Singular on the shells ``|w| = 2 pi k`` (k >= 1), where it raises a
+    ValueError (within :data:`SINGULAR_DET`); ``log_so3`` never returns such angles.
 
     Parameters
     ----------
@@ -342,7 +355,20 @@ def left_jacobian_inverse_so3(w):
 
     Taught in book/01_maximal/09_forces.
     """
-    return _left_jacobian_inverse(as_array(w, (3,), "w"))
+    return _left_jacobian_inverse(_off_the_shells(as_array(w, (3,), "w")))
+
+
+def _off_the_shells(w):
+    """``w``, or a ValueError if ``J_l(w)`` is singular to working precision: on (or within round-off
+    of) a shell ``|w| = 2 pi k``, k >= 1, where its inverse's closed form divides by ``sin(|w|/2)``."""
+    t = float(np.linalg.norm(np.real(w)))
+    sigma = abs(float(_sin_over(t / 2)))  # the smallest singular value of J_l(w), 2 |sin(t/2)| / t
+    if sigma < SINGULAR_DET:
+        raise ValueError(f"argument 'w': |w| = {t:.6g} = {t / (2 * np.pi):.6g} x 2 pi, where the inverse "
+                         "Jacobian of SO(3) does not exist: the smallest singular value of J(w), "
+                         f"2 |sin(|w|/2)| / |w| = {sigma:.2g}, is below {SINGULAR_DET:.2g}; "
+                         "w (1 - 2 pi/|w|) is the same rotation, off the shell")
+    return w
 
 
 def right_jacobian_so3(w):
@@ -375,6 +401,8 @@ def right_jacobian_so3(w):
 def right_jacobian_inverse_so3(w):
     """The inverse of :func:`right_jacobian_so3`: ``log(exp([w]) exp([xi])) = w + J_r^-1(w) xi + O(xi^2)``.
 
+    Singular, and refused, where :func:`left_jacobian_inverse_so3` is.
+
     Parameters
     ----------
     w : array_like, shape (3,)
@@ -392,7 +420,7 @@ def right_jacobian_inverse_so3(w):
 
     Taught in book/01_maximal/09_forces.
     """
-    return _left_jacobian_inverse(-as_array(w, (3,), "w"))
+    return _left_jacobian_inverse(-_off_the_shells(as_array(w, (3,), "w")))
 
 
 def inv_se3(E):

@@ -18,11 +18,11 @@ spec raises a ``ValueError`` that names the body and the field at fault.
 Taught in book/02_reduced/01_reduced_coordinates.
 """
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
-from ._validate import ArgumentTypeError, as_instance, as_real, as_sequence, as_transform
+from ._validate import ArgumentTypeError, as_index, as_instance, as_real, as_sequence, as_transform
 from .constraints import Constraint
 from .deformable import DeformableSpring
 from .friction.patterns import ClosureFriction, JointFriction
@@ -171,6 +171,10 @@ class Body:
         return out
 
 
+#: The fields of a :class:`Body`, which :meth:`Model.with_body` may replace.
+_BODY_ATTRIBUTES = tuple(f.name for f in fields(Body))
+
+
 class Model:
     """An immutable tree of bodies with its generalised coordinates.
 
@@ -313,8 +317,20 @@ class Model:
         except ValueError:
             raise ValueError(f"no body named {name!r}; bodies: {', '.join(self.names)}") from None
 
+    def body_index(self, i, name="i", world=False):
+        """Body ``i`` as an index: an int from 0 (from -1, the world, if ``world``) to ``n - 1``, or a
+        body's name; anything else is a ValueError naming argument ``name`` and the bodies there are."""
+        if isinstance(i, str):
+            return self.index(i)
+        i = as_index(i, name, minimum=-1 if world else 0)
+        if i >= self.n:
+            raise ValueError(f"argument '{name}': there is no body {i}; the model has bodies 0..{self.n - 1} "
+                             f"({', '.join(self.names)})" + (" and -1 for the world" if world else ""))
+        return i
+
     def children(self, i):
-        """Indices of the bodies whose parent is body ``i``."""
+        """Indices of the bodies whose parent is body ``i`` (an index, -1 for the world, or a name)."""
+        i = self.body_index(i, world=True)
         return tuple(k for k, p in enumerate(self.parents) if p == i)
 
     def check_state(self, q, qdot=_NO_QDOT):
@@ -329,7 +345,10 @@ class Model:
         return np.concatenate([q_joints] + [s.initial_coordinates() for s in self.deformables])
 
     def with_body(self, i, **changes):
-        """A copy of the model with body ``i``'s fields replaced (e.g. a joint in a new chart)."""
+        """A copy of the model with body ``i``'s fields replaced (e.g. a joint in a new chart); ``i``
+        is an index or a name, and a field :class:`Body` does not have is refused by name."""
+        i = self.body_index(i)
+        check_keys(changes, _BODY_ATTRIBUTES, f"body {self.names[i]!r}")
         bodies = list(self.bodies)
         bodies[i] = replace(bodies[i], **changes)
         return Model(bodies, self.gravity, self.forces, self.deformables, self.constraints, self.friction)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import as_index, as_real, as_scalar
+from ._validate import as_flag, as_index, as_real, as_scalar
 from .deformable import DeformableSpring
 from .maximal.pivoting import lemke, mixed_lcp_to_lcp
 from .maximal.solve import kkt_solve, projected_gauss_seidel
@@ -353,6 +353,7 @@ def simulate_chain(chain, x0, v0, h, steps, method="trapezoidal", *, stop_on_div
     if method not in METHODS:
         raise ValueError(f"argument 'method' must be one of {', '.join(METHODS)}, got {method!r}")
     h = as_scalar(h, "h", minimum=0.0, strict=True)
+    stop_on_divergence = as_flag(stop_on_divergence, "stop_on_divergence")
     xs, vs, es = [x], [v], [chain.energy(x, v)]
     for _ in range(steps):
         try:

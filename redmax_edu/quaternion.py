@@ -11,7 +11,7 @@ Taught in book/appendix/engineer_quaternions.
 
 import numpy as np
 
-from ._validate import as_array, as_rotation, as_scalar
+from ._validate import as_array, as_callable, as_rotation, as_scalar
 from .joints.euler import CHART_NAMES, SphericalEuler, euler_angles
 from .joints.exponential import SphericalExp
 from .lie import brac, log_so3
@@ -368,8 +368,7 @@ def integrate_orientation(omega, R0, T, n, coordinates="quaternion"):
     T = as_scalar(T, "T", minimum=0.0, strict=True)
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"argument 'n' must be a whole number of steps >= 1, got {n!r}")
-    if not callable(omega):
-        raise ValueError("argument 'omega' must be a function of time returning a (3,) array")
+    as_callable(omega, "omega", ("t",))  # -> the (3,) angular velocity
     h = T / n
     if coordinates in ("quaternion", "quaternion_exp"):
         method = "euler" if coordinates == "quaternion" else "exp"

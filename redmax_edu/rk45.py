@@ -18,7 +18,7 @@ Taught in book/02_reduced/03_redmax_dynamics.
 
 import numpy as np
 
-from ._validate import as_real
+from ._validate import STEP_COLLAPSE, as_real
 from .constraints import check_baumgarte
 from .dynamics import forward_dynamics_unchecked
 from .recursive import recursive_forward_dynamics_unchecked
@@ -32,6 +32,7 @@ from .simulation import (
     positive,
     progress_bar,
     reparameterize_state,
+    state_entry,
     whole_count,
     whole_number,
 )
@@ -73,6 +74,17 @@ def _grid(t0, t1, h, sample_dt):
     return np.append(inner[inner < t1 - GRID_RTOL * dt], t1)
 
 
+def _collapsed(solver, model, rtol, atol):
+    """Raise the :class:`SimulationError` of a step that shrank below :data:`STEP_COLLAPSE` of the
+    span, naming the entry of the state that changes fastest against its tolerance."""
+    y, rate = solver.y, np.abs(solver.f)
+    k = int(np.argmax(rate / (atol + rtol * np.abs(y))))
+    raise SimulationError(f"the simulation blew up at t = {solver.t:.6g} s: RK45's step size collapsed to "
+                          f"{solver.step_size:.3g} s (below {STEP_COLLAPSE:g} of the span), driven by "
+                          f"{state_entry(model, k)}, which changes at {rate[k]:.3g} per second; the model "
+                          "may be unstable, at a singularity, or driven by a force that grows without bound")
+
+
 def integrate(run, h=None, sample_dt=None, rtol=1e-4, atol=1e-6, max_step=None, max_steps=20_000,
               baumgarte=(5.0, 5.0, 5.0)):
     """Integrate a :class:`redmax_edu.simulation.Start` with RK45; the arguments as in
@@ -100,7 +112,7 @@ def _integrate(run, grid, accel, rtol, atol, max_step, max_steps, baumgarte):
     def rhs(t, y):
         current["nfev"] += 1
         if not np.isfinite(y).all():  # a stage that blew up (accel does not check its arguments)
-            check_finite(t, y, method)
+            check_finite(t, y, method, current["model"])
         tau = None if tau_fn is None else tau_fn(t)
         try:
             qddot = accel(current["model"], y[:nq], y[nq:], tau, t=t, baumgarte=baumgarte)
@@ -120,7 +132,7 @@ def _integrate(run, grid, accel, rtol, atol, max_step, max_steps, baumgarte):
         if changed:
             switches.append(t0)
     solver = RK45(rhs, t0, np.concatenate([q, qdot]), t1, rtol=rtol, atol=atol, max_step=max_step)
-    k, nsteps = 1, 0  # next grid sample, accepted steps
+    k, nsteps, last_step = 1, 0, 0.0  # next grid sample, accepted steps, the step before (none yet)
     with progress_bar(run.progress, t1 - t0, method) as bar:
         while solver.status == "running":
             t_old = solver.t
@@ -128,7 +140,11 @@ def _integrate(run, grid, accel, rtol, atol, max_step, max_steps, baumgarte):
             if solver.status == "failed":
                 raise SimulationError(f"RK45 failed at t = {solver.t:.6g} s: {message}")
             nsteps += 1
-            check_finite(solver.t, solver.y, method)
+            check_finite(solver.t, solver.y, method, current["model"])
+            shrinking = last_step >= solver.step_size  # (a first step may be tiny, then grow)
+            if solver.status == "running" and shrinking and solver.step_size < STEP_COLLAPSE * (t1 - t0):
+                _collapsed(solver, current["model"], rtol, atol)
+            last_step = solver.step_size
             if nsteps > max_steps:
                 raise SimulationError(f"RK45 needed more than max_steps = {max_steps} steps and reached only "
                                       f"t = {solver.t:.6g} s (last step {solver.step_size:.3g} s); the "

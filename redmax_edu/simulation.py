@@ -17,7 +17,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._validate import as_real, check_count
+from ._validate import as_callable, as_flag, as_real, check_count
 from .constrained import check_constraint_set, constraint_rows
 from .constraints import check_baumgarte
 from .dynamics import energies_unchecked
@@ -25,7 +25,7 @@ from .kinematics import forward_kinematics_unchecked
 from .model import Model
 
 __all__ = ["SimulationError", "Trajectory", "Start", "Recorder", "start", "fixed_steps", "positive",
-           "whole_number", "check_finite", "progress_bar", "advance", "reparameterize_state",
+           "whole_number", "state_entry", "check_finite", "progress_bar", "advance", "reparameterize_state",
            "DIVERGED", "MAX_STEPS", "GRID_RTOL", "DEFAULT_NEWTON_TOL", "DEFAULT_MAX_NEWTON"]
 
 #: A state entry beyond this magnitude (SI units) means the integration has blown up.
@@ -232,6 +232,8 @@ def _tau_function(tau, nq):
     if tau is None:
         return None
     if callable(tau):
+        as_callable(tau, "tau", ("t",))
+
         def checked(t):
             value = tau(t)
             try:
@@ -275,8 +277,8 @@ def start(model, q0, qdot0, t_span, method, methods, tau, progress, reparameteri
         rows = constraint_rows(model, q, qdot, t0)
         check_constraint_set(model, rows, ~rows.inequality)  # (inequalities may overlap: contacts)
     # only joints with singular coordinates can change them (§2.4.5, §2.4.8)
-    charts = bool(reparameterize) and any(b.joint.has_charts for b in model.bodies)
-    return Start(model, q, qdot, t0, t1, method, tau_fn, controls, bool(progress), charts)
+    charts = as_flag(reparameterize, "reparameterize") and any(b.joint.has_charts for b in model.bodies)
+    return Start(model, q, qdot, t0, t1, method, tau_fn, controls, as_flag(progress, "progress"), charts)
 
 
 def whole_count(length, dt, name, what="steps"):
@@ -314,14 +316,33 @@ def fixed_steps(run, h, sample_dt):
 
 # --- watching and recording a run ----------------------------------------------------------------
 
-def check_finite(t, y, method):
-    """Raise a :class:`SimulationError` naming the time if the state ``y`` has blown up."""
+def _owner(model, j):
+    """The body owning coordinate ``j`` of ``model`` (or the deformable owning that node coordinate),
+    in words: ``"body 'hand'"``."""
+    if j < model.nr:
+        return f"body {model.names[next(i for i, s in enumerate(model.dofs) if s.start <= j < s.stop)]!r}"
+    d = next(d for d, s in enumerate(model.deformable_dofs) if s.start <= j < s.stop)
+    return f"deformable {model.deformables[d].name!r}"
+
+
+def state_entry(model, k):
+    """Entry ``k`` of a state ``(q, qdot)`` of ``model`` in words, ``"qdot[3] (body 'hand')"``."""
+    j = k % model.nq
+    return f"{'q' if k < model.nq else 'qdot'}[{j}] ({_owner(model, j)})"
+
+
+def check_finite(t, y, method, model, rates="velocity"):
+    """Raise a :class:`SimulationError` naming the time and the bodies whose coordinates or
+    ``rates`` (``y = (q, rates)``) have blown up. Bodies, not entries: which entry of a body
+    passes the bound first may depend on round-off, and the message may be a notebook's output."""
     if y.size and not np.abs(y).max() <= DIVERGED:  # (NaN fails the comparison too)
         remedy = ("use a smaller step 'h', or check for joints whose coordinates reach a singularity "
                   "(with reparameterize=False)" if method == "euler"
                   else "the model may be unstable or stiff; try method='euler'")
-        raise SimulationError(f"the simulation blew up at t = {t:.6g} s (a coordinate or velocity is "
-                              f"not finite or exceeds {DIVERGED:g}); {remedy}")
+        bad = np.flatnonzero(~(np.abs(y) <= DIVERGED)) % model.nq
+        owners = ", ".join(dict.fromkeys(_owner(model, int(j)) for j in bad))
+        raise SimulationError(f"the simulation blew up at t = {t:.6g} s (a coordinate or {rates} of {owners} "
+                              f"is not finite or exceeds {DIVERGED:g}); {remedy}")
 
 
 class Recorder:

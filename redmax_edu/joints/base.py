@@ -33,7 +33,7 @@ the three share work (and ``_reparameterize`` when it has charts to leave). For 
 implements ``_dS_dq`` and ``_dSdot_dq`` (and optionally ``_dQ_dq``), and ``_singularity``
 when its coordinates have a singular set. The public methods check their arguments first,
 and the derivative methods refuse a configuration at a chart's singularity (see
-:data:`SINGULAR_DET`).
+:data:`redmax_edu.lie.SINGULAR_DET`).
 
 Taught in book/02_reduced/04_joints (Q, S, Sdot); the derivatives (§3.2 of the writeup) are
 taught in book/03_differentiable/02_joint_derivatives.
@@ -42,18 +42,10 @@ taught in book/03_differentiable/02_joint_derivatives.
 import numpy as np
 
 from .._validate import as_array
-from ..lie import ad_unchecked, adjoint_unchecked, hat_unchecked
+from ..lie import SINGULAR_DET, ad_unchecked, adjoint_unchecked, hat_unchecked
 
-__all__ = ["Joint", "build_joint", "spec_array", "check_keys", "COMMON_JOINT_KEYS", "SINGULAR_DET",
+__all__ = ["Joint", "build_joint", "spec_array", "check_keys", "COMMON_JOINT_KEYS",
            "adjoint_derivative", "adjoint_derivative_stack", "adjoint_dot_derivative_stack"]
-
-#: The derivative methods refuse a chart where ``|det S|`` (of the rotational 3x3 block) is
-#: below this value, sqrt(machine epsilon) ~ 1.5e-8. Mathematically S stays smooth through a
-#: singularity, but the reduced inertia ``S^T M S`` there has a condition number of order
-#: ``1/det(S)^2 > 1/eps``: accelerations, and every derivative of them that Part 3 builds
-#: from these joint derivatives, are numerically undefined. ``reparameterize`` moves a joint
-#: off the singularity (its switch threshold is far above this one).
-SINGULAR_DET = float(np.sqrt(np.finfo(float).eps))
 
 #: The generators of so(3), stacked derivative index last: ``GENERATORS[:, :, k] = brac(e_k)``
 #: (k = x, y, z), the derivative of ``brac(w)`` in ``w_k``.

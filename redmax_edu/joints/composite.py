@@ -34,6 +34,7 @@ Taught in book/02_reduced/04d_composite_spline_joints.
 
 import numpy as np
 
+from .._validate import ArgumentTypeError, as_sequence
 from ..lie import ad_unchecked, adjoint_unchecked, hat_unchecked, inv_se3_unchecked
 from .base import Joint, adjoint_derivative_stack, adjoint_dot_derivative_stack, build_joint
 from .basic import Planar, Prismatic, Revolute, Translational
@@ -85,7 +86,10 @@ class Composite(Joint):
     spec_keys = ("joints",)
 
     def __init__(self, joints, where="composite joint"):
-        joints = tuple(joints)
+        try:
+            joints = as_sequence(joints, "joints", "Joint")
+        except ValueError as err:
+            raise ArgumentTypeError(f"{where}: {err}") from None
         if not joints:
             raise ValueError(f"{where}: field 'joints' must list at least one sub-joint")
         for i, j in enumerate(joints):

@@ -15,8 +15,8 @@ from singular at the current rotation.
 
 Part 3 (§3.2.5-3.2.6): the same generator differentiates R, S and Sdot once more in each
 angle (``dR/dq``, the joint Hessian ``dS/dq`` and ``dSdot/dq``, Eq. 3.24-3.27); the derivative
-methods refuse a chart at its singularity (``|det S| < SINGULAR_DET``, see
-:mod:`redmax_edu.joints.base`). The universal joint's derivatives are Eq. (3.29)-(3.30).
+methods refuse a chart at its singularity (``|det S| <``
+:data:`redmax_edu.lie.SINGULAR_DET`). The universal joint's derivatives are Eq. (3.29)-(3.30).
 
 Taught in book/02_reduced/04b_euler_joints.
 """
@@ -24,9 +24,9 @@ Taught in book/02_reduced/04b_euler_joints.
 import numpy as np
 
 from .._validate import as_rotation
-from ..lie import hat_unchecked
+from ..lie import SINGULAR_DET, hat_unchecked
 from ._euler_generated import CHARTS, DERIVATIVES
-from .base import SINGULAR_DET, Joint
+from .base import Joint
 
 __all__ = ["SphericalEuler", "Universal", "CHART_NAMES", "SWITCH_DET", "euler_rotation",
            "euler_angles", "best_chart"]

@@ -35,8 +35,8 @@ import math
 
 import numpy as np
 
-from ..lie import exp_so3, hat_unchecked
-from .base import GENERATORS, SINGULAR_DET, Joint
+from ..lie import SINGULAR_DET, exp_so3, hat_unchecked
+from .base import GENERATORS, Joint
 
 __all__ = ["SphericalExp", "REPARAM_ANGLE", "MAX_ANGLE", "exp_coefficients", "exp_second_derivatives"]
 

@@ -37,7 +37,7 @@ from .._validate import as_array, as_transform
 from ..lie import ad_unchecked, adjoint_unchecked, exp_se3, inv_se3_unchecked, log_se3
 from .base import Joint, spec_array
 
-__all__ = ["SplineCurve", "SplineSurface", "product_of_exponentials", "BSPLINE_BASIS",
+__all__ = ["SplineCurve", "SplineSurface", "product_of_exponentials", "BSPLINE_BASIS", "SURFACE_REACH",
            "cumulative_basis", "bspline_weights"]
 
 #: The uniform cubic B-spline basis matrix B of Eq. (2.68): weights = B @ (1, u, u^2, u^3).
@@ -45,6 +45,14 @@ BSPLINE_BASIS = np.array([[1.0, -3.0, 3.0, -1.0],
                           [4.0, 0.0, -6.0, 3.0],
                           [1.0, 3.0, 3.0, -3.0],
                           [0.0, 0.0, 0.0, 1.0]]) / 6.0
+
+#: Differences of control values (spline surface) or frames (twists ``log(C_(j-1)^-1 C_j)`` of the
+#: spline curve) at most this, relative to their scale, count as none: the spline does not move.
+_COINCIDENT = 1e-12
+
+#: The spline surface's coordinates are refused beyond this magnitude: the patch covers [0, 1]^2,
+#: and far outside it its cubic weights (of order q^3 / 6) overflow once multiplied by the data.
+SURFACE_REACH = 1e6
 
 # Row r of the cumulative basis sums rows r..4 of B (Eq. 2.72).
 _CUMULATIVE = np.cumsum(BSPLINE_BASIS[::-1], axis=0)[::-1]
@@ -232,6 +240,15 @@ class SplineCurve(Joint):
         n = len(frames)
         # dC[m] (0-based) = log(C[m-1]^-1 C[m]); dC[0] wraps around to C[n-1] (Eq. 2.74).
         self._dC = np.array([log_se3(inv_se3_unchecked(frames[m - 1]) @ frames[m]) for m in range(n)])
+        # S is a sum of dC_{k+2..k+4} with weights (1 - u)^2/2, (1 + 2u - 2u^2)/2, u^2/2: it vanishes
+        # at a knot where two consecutive differences do, that is where three frames coincide
+        still = np.linalg.norm(self._dC, axis=1) <= _COINCIDENT * (1.0 + np.abs(frames[:, :3, 3]).max())
+        triples = np.flatnonzero(still & np.roll(still, -1))
+        if triples.size:
+            m = triples[0]
+            raise ValueError(f"{where}: field 'control_frames' has three coincident frames in a row, "
+                             f"[{(m - 1) % n}], [{m}] and [{(m + 1) % n}]: the spline stops there (S = 0, "
+                             "so the mass matrix is singular); move them apart")
 
     def _local(self, q):
         """``(k, u)``: the segment index (0-based) and local parameter of the wrapped ``q``."""
@@ -313,11 +330,12 @@ class SplineSurface(Joint):
 
     Examples
     --------
-    A flat patch whose x value is 3 everywhere: a pure translation.
+    A plane patch whose x grows with ``q1`` and y with ``q2`` (a cubic B-spline reproduces the
+    linear data 0, 1, 2, 3 as ``1 + u``): a pure translation.
 
-    >>> cv = np.zeros((4, 4, 6)); cv[:, :, 0] = 3.0
-    >>> SplineSurface(cv).Q([0.4, 0.7])[:3, 3]
-    array([3., 0., 0.])
+    >>> cv = np.zeros((4, 4, 6)); cv[:, :, 0] = np.arange(4); cv[:, :, 1] = np.arange(4)[:, None]
+    >>> np.round(SplineSurface(cv).Q([0.4, 0.7])[:3, 3], 12)
+    array([1.4, 1.7, 0. ])
 
     Taught in book/02_reduced/04d_composite_spline_joints.
     """
@@ -329,7 +347,21 @@ class SplineSurface(Joint):
     def __init__(self, control_values, where="spline_surface joint"):
         self.control_values = spec_array({"control_values": control_values}, "control_values",
                                          (4, 4, 6), where)
+        scale = 1.0 + np.abs(self.control_values).max()
+        for axis, (q, index) in enumerate((("q2", "i1"), ("q1", "i2"))):
+            if np.ptp(self.control_values, axis=axis).max() <= _COINCIDENT * scale:
+                raise ValueError(f"{where}: field 'control_values' does not change along its index {index}, "
+                                 f"so {q} moves nothing (S has a zero column and the mass matrix is singular "
+                                 "everywhere; all-zero data is one such patch)")
         self._C = np.moveaxis(self.control_values, 2, 0)  # C_k, shape (6, 4, 4)
+
+    def _coordinates(self, x, name, real=False):
+        x = super()._coordinates(x, name, real)
+        if name == "q" and not np.abs(x.real).max() <= SURFACE_REACH:
+            raise ValueError(f"argument 'q' of {self.kind} joint: {x.real.tolist()} lies beyond "
+                             f"+-{SURFACE_REACH:g}, far outside the patch [0, 1]^2, where its cubic weights "
+                             "(of order q^3) overflow")
+        return x
 
     def _factors(self, q, third=False):
         b1, db1, ddb1 = bspline_weights(q[0])

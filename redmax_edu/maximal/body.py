@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import as_array, as_real, as_scalar
+from .._validate import as_array, as_positive, as_positive_definite, as_real, as_scalar
 from ..inertia import TRIANGLE_RTOL, cuboid
 from ..lie import ad, adjoint, inv_se3
 
@@ -28,7 +28,7 @@ class RigidBody:
         Principal moments of inertia about the centre of mass; positive and satisfying the
         triangle inequality ``I_a + I_b >= I_c`` that every physical body obeys.
     half_sizes : array_like, shape (3,), optional
-        Half the side lengths of the box that draws the body (and gives contact points).
+        Half the side lengths (positive) of the box that draws the body (and gives contact points).
 
     Examples
     --------
@@ -75,7 +75,7 @@ class RigidBody:
         object.__setattr__(self, "moments", moments)
         if self.half_sizes is not None:
             try:
-                half = as_real(self.half_sizes, (3,), "half_sizes")
+                half = as_positive(self.half_sizes, (3,), "half_sizes")
             except ValueError as err:
                 raise ValueError(f"{where}: {err}") from None
             object.__setattr__(self, "half_sizes", half)
@@ -135,14 +135,10 @@ def newton_euler_acceleration(M, phi, wrench):
 
     Taught in book/01_maximal/06_rigid_body.
     """
-    M = as_array(M, (6, 6), "M")
+    M = as_positive_definite(M, (6, 6), "M")
     phi = as_array(phi, (6,), "phi")
     wrench = as_array(wrench, (6,), "wrench")
-    try:
-        out = np.linalg.solve(M, ad(phi).T @ (M @ phi) + wrench)
-    except np.linalg.LinAlgError:
-        raise ValueError("argument 'M' is singular: a body needs a positive mass and positive "
-                         "principal moments") from None
+    out = np.linalg.solve(M, ad(phi).T @ (M @ phi) + wrench)  # M is positive definite: never singular
     if not np.isfinite(out).all():
         raise ValueError("the acceleration is not finite: argument 'M' is (nearly) singular or 'phi' "
                          "is too large (the Coriolis wrench overflows)")
@@ -160,7 +156,7 @@ def kinetic_energy(M, phi):
     Taught in book/01_maximal/06_rigid_body.
     """
     phi = as_array(phi, (6,), "phi")
-    return 0.5 * float(phi @ as_array(M, (6, 6), "M") @ phi)
+    return 0.5 * float(phi @ as_positive_definite(M, (6, 6), "M", semidefinite=True) @ phi)
 
 
 def spatial_momentum(E, M, phi):
@@ -191,4 +187,4 @@ def spatial_momentum(E, M, phi):
     Taught in book/01_maximal/06_rigid_body.
     """
     phi = as_array(phi, (6,), "phi")
-    return adjoint(inv_se3(E)).T @ (as_array(M, (6, 6), "M") @ phi)
+    return adjoint(inv_se3(E)).T @ (as_positive_definite(M, (6, 6), "M", semidefinite=True) @ phi)

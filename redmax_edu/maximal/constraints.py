@@ -228,7 +228,8 @@ class GroundContact:
     plane_point, plane_normal : array_like, shape (3,)
         The ground plane; the normal points out of the ground.
     margin : float
-        Points closer to the plane than this are treated as (possibly) in contact.
+        Points closer to the plane than this (>= 0) are treated as (possibly) in contact; a
+        negative margin would ignore points already below the plane.
     """
 
     body: int
@@ -246,7 +247,7 @@ class GroundContact:
         object.__setattr__(self, "points", as_real(pts, (pts.shape[0], 3), "points"))
         try:
             object.__setattr__(self, "mu", as_scalar(self.mu, "mu", minimum=0.0))
-            object.__setattr__(self, "margin", as_scalar(self.margin, "margin"))
+            object.__setattr__(self, "margin", as_scalar(self.margin, "margin", minimum=0.0))
         except ValueError as err:
             raise ValueError(f"contact on body {self.body}: {err}") from None
         object.__setattr__(self, "plane_point", as_real(self.plane_point, (3,), "plane_point"))

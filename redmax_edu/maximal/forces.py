@@ -27,7 +27,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 
-from .._validate import ArgumentTypeError, as_index, as_instance, as_real, as_scalar, as_transform
+from .._validate import (
+    ArgumentTypeError,
+    as_callable,
+    as_index,
+    as_instance,
+    as_positive_definite,
+    as_real,
+    as_scalar,
+    as_transform,
+)
 from ..lie import (
     ad_unchecked,
     gamma,
@@ -259,6 +268,15 @@ def _index(body, name="body", minimum=0):
     return as_index(body, name, minimum)
 
 
+def _two_bodies(bodies, what):
+    """Refuse a spring whose ends all sit on one body (or all in the world): its forces cancel
+    there, so it would silently do nothing. ``what`` names the arguments at fault."""
+    if len(set(bodies)) == 1:
+        where = "the world (-1)" if bodies[0] == -1 else f"body {bodies[0]}"
+        raise ValueError(f"{what} on {where}: a spring from a body to itself exerts no net force or "
+                         "torque; attach one end to another body or to the world (-1)")
+
+
 def _nonnegative(value, name):
     return as_scalar(value, name, minimum=0.0)
 
@@ -413,7 +431,7 @@ class Coriolis(Force):
 
     def __init__(self, body, M):
         self.body = _index(body)
-        self.M = as_real(M, (6, 6), "M")
+        self.M = as_positive_definite(M, (6, 6), "M", real=True, semidefinite=True)  # a point mass too
         self.bodies = (self.body,)
 
     def evaluate(self, E, phi):
@@ -434,6 +452,7 @@ class PointSpring(Force):
     def __init__(self, first, second, stiffness, damping=0.0):
         self.points = _StackedPoints((as_instance(first, Attachment, "first"),
                                       as_instance(second, Attachment, "second")))
+        _two_bodies((first.body, second.body), "arguments 'first' and 'second' are both")
         self.ks = _nonnegative(stiffness, "stiffness")
         self.kd = _nonnegative(damping, "damping")
         self.bodies = tuple(p.body for p in self.points)
@@ -511,10 +530,8 @@ class Spring(Force):
         self.points = _StackedPoints(as_instance(p, Attachment, f"points[{k}]") for k, p in enumerate(points))
         if len(self.points) < 2:
             raise ValueError(f"argument 'points' needs at least 2 attachments, got {len(self.points)}")
-        if not callable(law):
-            raise ArgumentTypeError(f"argument 'law' must be callable (l, ldot) -> (f, df/dl, df/dldot), "
-                                    f"got {type(law).__name__}")
-        self.law = law
+        _two_bodies([p.body for p in self.points], "argument 'points' has every attachment")
+        self.law = as_callable(law, "law", ("l", "ldot"))  # -> (f, df/dl, df/dldot)
         self.bodies = tuple(p.body for p in self.points)
 
     def _geometry(self, E, phi):
@@ -646,6 +663,7 @@ class FrameSpring(Force):
 
     def __init__(self, a, E_a_1, b, E_b_2, kt, kr, dt=0.0, dr=0.0):
         self.a, self.b = _index(a, "a"), _index(b, "b", minimum=-1)
+        _two_bodies((self.a, self.b), "arguments 'a' and 'b' are both")
         self.E_a_1 = as_transform(E_a_1, "E_a_1")
         self.E_b_2 = as_transform(E_b_2, "E_b_2")
         self.kr, self.dr = _nonnegative(kr, "kr"), _nonnegative(dr, "dr")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import as_index, as_real, as_scalar
+from .._validate import as_flag, as_index, as_real, as_scalar
 from .solve import lu_solve, nonsingular_lu
 
 __all__ = ["LCPSolution", "mixed_lcp_to_lcp", "principal_pivoting", "lemke", "solve_mixed_lcp"]
@@ -333,7 +333,7 @@ def solve_mixed_lcp(M, f, G, g, N, n, *, on_demand=True, max_pivots=None, tol=1e
             solved[j] = lu_solve(lu, Nbar[j])
         return Nbar @ solved[j]
 
-    if not on_demand:
+    if not as_flag(on_demand, "on_demand"):
         for j in range(len(n)):
             column(j)
     z, w, pivots = _pivot(column, q, _max_pivots(max_pivots, len(n)), _tolerance(q, tol))

@@ -23,7 +23,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validate import MAX_MAGNITUDE, ArgumentTypeError, as_index, as_instance, as_scalar, check_count
+from .._validate import (
+    MAX_MAGNITUDE,
+    STEP_COLLAPSE,
+    ArgumentTypeError,
+    as_index,
+    as_instance,
+    as_scalar,
+    check_count,
+)
 from ..lie import exp_se3, hat_unchecked
 from .solve import check_independent_rows, contact_qp, kkt_solve, pgs_contact
 
@@ -277,26 +285,77 @@ def _nearest_rotation(R):
     return U @ Vt
 
 
-def simulate_rk45(system, E0, phi0, t_end, samples=201, rtol=1e-10, atol=1e-12):
+def _part(system, k):
+    """Entry k of an RK45 state of :func:`simulate_rk45` (12 numbers of each pose, then 6 of each
+    twist) in words: ``"the twist of body 'box'"``."""
+    n = system.n
+    what, i = ("pose", k // 12) if k < 12 * n else ("twist", (k - 12 * n) // 6)
+    return f"the {what} of body {system.bodies[i].name!r}"
+
+
+def _watch(system, solver, t_end, steps, max_steps, rtol, atol, last_step):
+    """Stop an RK45 run of :func:`simulate_rk45` that blows up (a pose that is not finite, a twist
+    beyond :data:`DIVERGED`), whose step collapses (:data:`~redmax_edu._validate.STEP_COLLAPSE`) or
+    that takes more than ``max_steps`` steps, with a ValueError naming the time and the body. A
+    step is collapsing when it is not larger than ``last_step``, the one before (a first step may
+    be tiny, then grow)."""
+    y, t = solver.y, solver.t
+    twist = np.arange(len(y)) >= 12 * system.n
+    bad = np.flatnonzero(~np.isfinite(y) | (twist & (np.abs(y) > DIVERGED)))
+    if bad.size:
+        k = int(bad[0])
+        limit = f" or exceeds {DIVERGED:g}" if twist[k] else ""
+        raise ValueError(f"the simulation blew up at t = {t:.6g} s: {_part(system, k)} is not finite{limit}")
+    if solver.status == "running" and last_step >= solver.step_size < STEP_COLLAPSE * t_end:
+        k = int(np.argmax(np.abs(solver.f) / (atol + rtol * np.abs(y))))
+        raise ValueError(f"the simulation blew up at t = {t:.6g} s: RK45's step size collapsed to "
+                         f"{solver.step_size:.3g} s (below {STEP_COLLAPSE:g} of the span), driven by "
+                         f"{_part(system, k)}; a force may grow without bound")
+    if steps > max_steps:
+        raise ValueError(f"RK45 needed more than max_steps = {max_steps} steps and reached only t = {t:.6g} "
+                         f"s of {t_end:g} s (last step {solver.step_size:.3g} s): the bodies spin or vibrate "
+                         "too fast for the tolerances; raise max_steps or loosen rtol")
+
+
+def simulate_rk45(system, E0, phi0, t_end, samples=201, rtol=1e-10, atol=1e-12, max_steps=20_000):
     """Integrate an unconstrained system with adaptive Runge-Kutta (scipy's RK45).
 
     The state is the 12 numbers of each pose (``R`` and ``p``) and its twist, with
     ``dR/dt = R [omega]``, ``dp/dt = R nu`` (Eq. 1.8-1.9) and ``M dphi/dt = f`` (Eq. 1.21).
     RK45 does not keep ``R`` exactly orthonormal; at tight tolerances the drift is far
     below the library's rotation tolerance, and the returned poses are projected back onto
-    SO(3). A reference solution for the fixed-step methods.
+    SO(3). A reference solution for the fixed-step methods. RK45 is driven step by step (the
+    samples are those of ``solve_ivp(..., t_eval=...)``) so that a run that blows up, whose
+    step collapses or that needs more than ``max_steps`` steps stops with a ValueError naming
+    the time and the body.
+
+    Parameters
+    ----------
+    system : System
+        Without joints or contacts.
+    E0, phi0 : array_like, shapes (n, 4, 4) and (n, 6)
+        The initial poses and body twists.
+    t_end : float
+        The run covers ``[0, t_end]`` (s).
+    samples : int
+        Equally spaced samples from 0 to ``t_end``, both included.
+    rtol, atol : float
+        RK45's tolerances.
+    max_steps : int
+        Most RK45 steps the run may take.
 
     Returns
     -------
     Trajectory
     """
-    from scipy.integrate import solve_ivp
+    from scipy.integrate import RK45
 
     from .system import System
 
     as_instance(system, System, "system")
     t_end = as_scalar(t_end, "t_end", minimum=0.0, strict=True)
     check_count(as_index(samples, "samples", minimum=2), MAX_STEPS, "samples", "samples")
+    max_steps = check_count(as_index(max_steps, "max_steps", minimum=1), MAX_STEPS, "steps", "max_steps")
     rtol, atol = as_scalar(rtol, "rtol", 0.0, strict=True), as_scalar(atol, "atol", 0.0, strict=True)
     if system.joints or system.contacts:
         raise ValueError("simulate_rk45 handles unconstrained systems only (no joints or contacts)")
@@ -319,18 +378,28 @@ def simulate_rk45(system, E0, phi0, t_end, samples=201, rtol=1e-10, atol=1e-12):
 
     y0 = np.concatenate([E0[:, :3, :].ravel(), phi0.ravel()])
     t_eval = np.linspace(0.0, t_end, samples)
-    sol = solve_ivp(rhs, (0.0, t_end), y0, method="RK45", t_eval=t_eval, rtol=rtol, atol=atol)
-    if not sol.success:
-        raise RuntimeError(f"RK45 failed: {sol.message}")
+    solver = RK45(rhs, 0.0, y0, t_end, rtol=rtol, atol=atol)
+    ys, k, steps, last_step = [], 0, 0, 0.0
+    while solver.status == "running":
+        message = solver.step()
+        steps += 1
+        if solver.status == "failed":
+            raise ValueError(f"RK45 failed at t = {solver.t:.6g} s: {message}")
+        _watch(system, solver, t_end, steps, max_steps, rtol, atol, last_step)
+        last_step = solver.step_size
+        k_end = int(np.searchsorted(t_eval, solver.t, side="right"))
+        if k_end > k:  # the samples in this step, from the interpolant solve_ivp uses for t_eval
+            ys.extend(solver.dense_output()(t_eval[k:k_end]).T)
+            k = k_end
     Es, phis = [], []
-    for y in sol.y.T:
+    for y in ys:
         E, phi = unpack(y)
         E[:, :3, :3] = [_nearest_rotation(R) for R in E[:, :3, :3]]
         Es.append(E)
         phis.append(phi)
     Es, phis = np.array(Es), np.array(phis)
-    return Trajectory(t=sol.t, E=Es, phi=phis,
+    return Trajectory(t=t_eval, E=Es, phi=phis,
                       kinetic=np.array([system.kinetic_energy(p) for p in phis]),
                       potential=np.array([system.potential_energy(e) for e in Es]),
-                      joint_error=np.zeros(len(sol.t)))
+                      joint_error=np.zeros(len(t_eval)))
 

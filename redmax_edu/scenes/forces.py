@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validate import as_real, as_scalar
 from ..maximal.forces import PointForce, PointSpring
 
 __all__ = ["PiecewiseConstant", "Sigmoid", "BodyTwistSchedule", "ReferencePointForce", "ReferencePointSpring"]
@@ -37,16 +38,17 @@ class PiecewiseConstant:
     values: np.ndarray
 
     def __post_init__(self):
-        b = np.asarray(self.breaks, dtype=float)
-        v = np.asarray(self.values, dtype=float)
-        if b.ndim != 1 or np.any(np.diff(b) <= 0):
+        b = as_real(self.breaks, None, "breaks")  # NaN, strings, ragged lists refused by name
+        if b.ndim != 1 or not np.all(np.diff(b) > 0):
             raise ValueError(f"argument 'breaks' must be an increasing 1-D array, got {b.tolist()}")
+        v = as_real(self.values, None, "values")
         if v.ndim != 2 or len(v) != len(b) + 1:
             raise ValueError(f"argument 'values' must have shape ({len(b) + 1}, nq), got {v.shape}")
         object.__setattr__(self, "breaks", b)
         object.__setattr__(self, "values", v)
 
     def __call__(self, t):
+        t = as_scalar(t, "t")
         return self.values[int(np.searchsorted(self.breaks, t, side="right"))].copy()
 
 
@@ -73,7 +75,14 @@ class Sigmoid:
     t0: float
     t1: float
 
+    def __post_init__(self):
+        for name in ("a", "b", "t0", "t1"):
+            object.__setattr__(self, name, as_scalar(getattr(self, name), name))
+        if not self.t1 > self.t0:
+            raise ValueError(f"arguments 't0' and 't1' must have t1 > t0, got ({self.t0:g}, {self.t1:g})")
+
     def __call__(self, t):
+        t = as_scalar(t, "t")
         if t >= self.t1:
             return np.array([self.b]), np.zeros(1), np.zeros(1)
         k = 2.0 / (self.t1 - self.t0)                           # ds/dt
@@ -101,8 +110,12 @@ class BodyTwistSchedule:
 
     scale: float = 0.01
 
+    def __post_init__(self):
+        object.__setattr__(self, "scale", as_scalar(self.scale, "scale"))
+
     def world(self, t):
         """``(omega_y, domega_y/dt, v (3,), dv/dt (3,))`` at time t."""
+        t = as_scalar(t, "t")  # a NaN time would fall through every ramp to "at rest"
         zero, x = np.zeros(3), np.array([self.scale, 0.0, 0.0])
         if t < 2.0:
             return -t, -1.0, zero, zero

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import as_real
+from .._validate import as_callable, as_real
 from ..derivatives import dynamics_derivatives_unchecked
 from ..dynamics import energies_unchecked, mass_matrix
 from ..kinematics import forward_kinematics_unchecked
@@ -299,7 +299,9 @@ def del_residual(model, q0, p0, control, h, s=1, tau=None, t=0.0, method="dense"
     h = float(as_real(h, (), "h"))
     if not h > 0:
         raise ValueError(f"argument 'h' must be positive, got {h:g}")
-    if tau is not None and not callable(tau):
+    if callable(tau):
+        as_callable(tau, "tau", ("t",))
+    elif tau is not None:
         tau = as_real(tau, (nq,), "tau")
     evaluate = dense_residual if method == "dense" else recursive_residual
     return evaluate(model, quad, q0, p0, X, h, node_forces(tau, quad, float(t), h, nq))

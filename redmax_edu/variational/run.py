@@ -191,7 +191,7 @@ def integrate(run, h, sample_dt=None, newton_tol=DEFAULT_NEWTON_TOL, max_newton=
             q, p = res.q[-1].copy(), res.p_next
             if method != "dense":
                 pose = res.sweeps.pose.point(quad.s)       # q_(k+1) is the last control point
-            check_finite(t + h, np.concatenate([q, p]), scheme)
+            check_finite(t + h, np.concatenate([q, p]), scheme, model, "momentum")
             v = _velocity(model, q, p, method)
             solves.append(VariationalSolve(k, t, res.q, p, norms))
             T.append(t0 + (k + 1) * h)

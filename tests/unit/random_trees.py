@@ -136,7 +136,8 @@ def with_springs(rng, model):
     first body to the last: every force term of the reduced dynamics."""
     bodies = [replace(b, stiffness=rng.uniform(0, 5, b.joint.ndof), damping=rng.uniform(0, 1, b.joint.ndof),
                       body_damping=0.1) for b in model.bodies]
-    spring = PointSpring(Attachment(0, [0.1, 0, 0]), Attachment(model.n - 1, [0, 0.1, 0]), stiffness=20.0)
+    last = model.n - 1 if model.n > 1 else -1  # (a spring from a body to itself is refused)
+    spring = PointSpring(Attachment(0, [0.1, 0, 0]), Attachment(last, [0, 0.1, 0]), stiffness=20.0)
     return Model(bodies, model.gravity, forces=[spring])
 
 
@@ -154,14 +155,23 @@ def with_every_force(rng, model):
     def point(scale=0.2):
         return scale * rng.standard_normal(3)
 
+    def two(place):
+        """``(a, place_a, b, place_b)`` on two random bodies, b the world when the draws coincide
+        (a spring from a body to itself is refused)."""
+        a, at_a, b, at_b = body(), place(), body(), place()
+        return a, at_a, b if b != a else -1, at_b
+
+    def pair():
+        a, ra, b, rb = two(point)
+        return Attachment(a, ra), Attachment(b, rb)
+
     forces = [
-        PointSpring(Attachment(body(), point()), Attachment(body(), point()), 20.0, 1.5),
+        PointSpring(*pair(), 20.0, 1.5),
         PointSpring(Attachment(-1, point(1.0)), Attachment(body(), point()), 10.0, 0.5),
         Spring([Attachment(body(), point()), Attachment(-1, point(1.0)), Attachment(body(), point())],
                LinearSpringDamper(15.0, 0.7, 0.5)),
-        Spring([Attachment(body(), point()), Attachment(body(), point())], CableLaw(15.0, 0.7, 0.01)),
-        FrameSpring(body(), random_transform(rng, 0.2), body(), random_transform(rng, 0.2), 5.0, 3.0,
-                    0.5, 0.4),
+        Spring(list(pair()), CableLaw(15.0, 0.7, 0.01)),
+        FrameSpring(*two(lambda: random_transform(rng, 0.2)), 5.0, 3.0, 0.5, 0.4),
         FrameSpring(body(), random_transform(rng, 0.2), -1, random_transform(rng, 0.2), 5.0, 3.0, 0.5, 0.4),
         PointForce(body(), point(), rng.standard_normal(3), 2.0),
         Gravity(body(), 1.3, rng.standard_normal(3)),

@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from redmax_edu import inertia, lie
+from redmax_edu.checks import numerical_derivative
+from redmax_edu.constraints import PrescribedBody, PrescribedJoint, PrescribedJointVelocity
 from redmax_edu.dynamics import (
     energies,
     forward_dynamics,
@@ -30,15 +32,28 @@ from redmax_edu.dynamics import (
     reduced_forces,
 )
 from redmax_edu.integrators import simulate
-from redmax_edu.joints import JOINT_TYPES, Revolute, SphericalEuler, SphericalExp, joint_from_spec
+from redmax_edu.joints import (
+    JOINT_TYPES,
+    Composite,
+    Revolute,
+    SphericalEuler,
+    SphericalExp,
+    SplineCurve,
+    SplineSurface,
+    joint_from_spec,
+)
 from redmax_edu.kinematics import forward_kinematics
 from redmax_edu.maximal import forces as mforces
-from redmax_edu.maximal.body import RigidBody, newton_euler_acceleration
+from redmax_edu.maximal.body import RigidBody, kinetic_energy, newton_euler_acceleration, spatial_momentum
 from redmax_edu.maximal.constraints import GroundContact, Joint
 from redmax_edu.maximal.simulate import simulate as msimulate
+from redmax_edu.maximal.simulate import simulate_rk45 as msimulate_rk45
 from redmax_edu.maximal.simulate import step
 from redmax_edu.maximal.system import System
 from redmax_edu.model import Body, Model, model_from_dict
+from redmax_edu.quaternion import integrate_orientation
+from redmax_edu.scenes import BodyTwistSchedule, PiecewiseConstant, Sigmoid
+from redmax_edu.simulation import SimulationError
 
 # Hypothesis caches what it learns (constants mined from the source) in a .hypothesis folder;
 # keep it out of the repository (the examples do not depend on it: derandomize=True).
@@ -164,6 +179,13 @@ def test_lie_huge_finite_rotation_vectors(scale, axis):
 
 # --- joints ----------------------------------------------------------------------------------
 
+def _plane_patch():
+    """Spline surface data whose x grows with q1 and y with q2 (all-zero data is refused)."""
+    values = np.zeros((4, 4, 6))
+    values[:, :, 0], values[:, :, 1] = np.arange(4.0), np.arange(4.0)[:, None]
+    return values
+
+
 def _joints():
     out = []
     for kind, cls in JOINT_TYPES.items():
@@ -176,7 +198,7 @@ def _joints():
                 F[0, 3] = k
             out.append(cls(frames))
         elif kind == "spline_surface":
-            out.append(cls(np.zeros((4, 4, 6))))
+            out.append(cls(_plane_patch()))
         else:
             out.append(cls())
     return out
@@ -646,3 +668,318 @@ def test_huge_rotation_vectors_are_shortened_in_one_step():
                                                         atol=1e-8)
         assert np.allclose(qd, [0, 0, 1.0])
     OUTCOMES["by hand, hang"]["finite"] += 4
+
+
+# --- issue 23, section 3: the remaining classes, property-based ------------------------------
+
+def refuses(cls, call, *names):
+    """Run ``call``: it must end in a ValueError (or TypeError) whose message names one of ``names``."""
+    with pytest.raises((ValueError, TypeError)) as err:
+        with np.errstate(all="ignore"):
+            call()
+    assert any(n in str(err.value) for n in names), f"message names none of {names}: {err.value}"
+    OUTCOMES[cls]["refused"] += 1
+
+
+#: Values that are not True or False, the truthy string of the issue among them.
+NOT_FLAGS = st.one_of(BAD_SCALARS.filter(lambda v: not isinstance(v, bool)),
+                      st.sampled_from(["no", "yes", "False", "", 0, 1, 1.0, [], [True], np.int64(0)]))
+
+
+@settings(SETTINGS, max_examples=60)
+@given(st.sampled_from(["progress", "reparameterize"]), NOT_FLAGS, st.sampled_from(["rk45", "euler", "bdf1"]))
+def test_flags_refuse_anything_but_true_or_false(flag, value, method):
+    kwargs = {"method": method, "h": 0.01, flag: value}
+    refuses("flags", lambda: simulate(MODEL, np.zeros(NQ), np.zeros(NQ), (0.0, 0.02), **kwargs),
+            f"argument '{flag}'")
+
+
+@SETTINGS
+@given(st.lists(st.floats(-1e3, 1e3), min_size=3, max_size=3).filter(lambda v: min(v) <= 0),
+       st.floats(-1e6, -1e-300))
+def test_box_half_sizes_and_contact_margins_refuse_negative_values(half, margin):
+    refuses("degenerate geometry", lambda: RigidBody("brick", 1.0, [1.0, 1.0, 1.0], half), "'half_sizes'")
+    refuses("degenerate geometry", lambda: GroundContact(0, [[0.0, 0.0, 0.0]], margin=margin), "'margin'")
+
+
+@SETTINGS
+@given(st.integers(-1, 2), st.lists(st.floats(-1, 1), min_size=9, max_size=9), st.integers(2, 4))
+def test_a_spring_from_a_body_to_itself_is_refused(body, coords, m):
+    r = np.reshape(coords, (3, 3))
+    refuses("degenerate geometry", lambda: mforces.PointSpring(
+        mforces.Attachment(body, r[0]), mforces.Attachment(body, r[1]), 1.0), "from a body to itself")
+    path = [mforces.Attachment(body, r[k % 3]) for k in range(m)]
+    refuses("degenerate geometry", lambda: mforces.Spring(path, mforces.LinearSpringDamper(1.0)),
+            "from a body to itself")
+    if body >= 0:
+        frame = lie.exp_se3(r[:2].ravel())
+        refuses("degenerate geometry", lambda: mforces.FrameSpring(body, frame, body, np.eye(4), 1.0, 1.0),
+                "from a body to itself")
+
+
+@SETTINGS
+@given(st.integers(4, 7), st.integers(0, 6), st.integers(0, 2**32 - 1))
+def test_spline_curve_refuses_three_coincident_frames_in_a_row(n, start, seed):
+    rng = np.random.default_rng(seed)
+    frames = np.array([lie.random_transform(rng) for _ in range(n)])
+    for k in (start - 1, start + 1):
+        frames[k % n] = frames[start % n]
+    refuses("degenerate geometry", lambda: SplineCurve(frames), "three coincident frames")
+
+
+@SETTINGS
+@given(st.sampled_from([0, 1]), st.integers(0, 2**32 - 1), st.sampled_from([0.0, 1.0, 1e3]))
+def test_spline_surface_refuses_data_that_ignores_a_coordinate(axis, seed, scale):
+    values = scale * np.random.default_rng(seed).standard_normal((4, 4, 6))
+    values = np.repeat(values.take([0], axis=axis), 4, axis=axis)  # the same along one index
+    refuses("degenerate geometry", lambda: SplineSurface(values), "field 'control_values'")
+
+
+@SETTINGS
+@given(st.lists(st.floats(0, 10), min_size=1, max_size=4, unique=True), st.integers(0, 3),
+       st.one_of(BAD_SCALARS, st.text(max_size=4)))
+def test_schedules_refuse_bad_breaks_and_bad_times(breaks, k, bad):
+    breaks = sorted(breaks)
+    values = np.zeros((len(breaks) + 1, 1))
+    poisoned = list(breaks)
+    poisoned[k % len(breaks)] = bad
+    refuses("schedules", lambda: PiecewiseConstant(poisoned, values), "argument 'breaks'")
+    refuses("schedules", lambda: PiecewiseConstant(bad, values), "argument 'breaks'")
+    refuses("schedules", lambda: PiecewiseConstant(breaks, values)(bad), "argument 't'")
+    refuses("schedules", lambda: Sigmoid(7.0, 1.0, 0.0, 1.0)(bad), "argument 't'")
+    refuses("schedules", lambda: BodyTwistSchedule()(bad, np.eye(4), np.zeros(6)), "argument 't'")
+
+
+@SETTINGS
+@given(st.one_of(st.integers(-10**6, -2), st.integers(MODEL.n, 10**6),
+                 st.text(max_size=8).filter(lambda s: s not in MODEL.names), BAD_SCALARS))
+def test_a_body_that_does_not_exist_is_refused(i):
+    refuses("bodies", lambda: MODEL.children(i), "argument 'i'", "no body named")
+    refuses("bodies", lambda: MODEL.with_body(i, mass=2.0), "argument 'i'", "no body named")
+
+
+@SETTINGS
+@given(st.text(min_size=1, max_size=12).filter(lambda s: s not in {f.name for f in dataclasses.fields(Body)}))
+def test_editing_a_body_with_an_unknown_field_is_refused(key):
+    refuses("bodies", lambda: MODEL.with_body("hand", **{key: 1.0}), "body 'hand': unknown field")
+
+
+@SETTINGS
+@given(st.integers(1, 1000), st.floats(-1e-9, 1e-9), st.floats(1e-3, 3.0), st.integers(0, 2**32 - 1))
+def test_inverse_jacobians_refuse_their_singular_shells(k, on, off, seed):
+    """On the shells |w| = 2 pi k (to a relative 1e-9) the closed forms would give entries of 1e9
+    to 1e16; 1e-3 rad away they are accepted and are the inverses they claim to be."""
+    axis = np.random.default_rng(seed).standard_normal(3)
+    axis /= np.linalg.norm(axis)
+    for fn in (lie.left_jacobian_inverse_so3, lie.right_jacobian_inverse_so3):
+        refuses("singularities", lambda fn=fn: fn(2 * np.pi * k * (1 + on) * axis), "argument 'w'")
+    w = (2 * np.pi * k + off) * axis
+    assert np.allclose(lie.left_jacobian_inverse_so3(w) @ lie.left_jacobian_so3(w), np.eye(3), atol=1e-6)
+    OUTCOMES["singularities"]["finite"] += 1
+
+
+@SETTINGS
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.floats(-10, -1e-3))
+def test_a_mass_that_is_not_positive_semidefinite_is_refused(seed, k, smallest):
+    """A negative mass anywhere; newton_euler_acceleration, which inverts M, refuses a singular one too."""
+    rng = np.random.default_rng(seed)
+    Q = np.linalg.qr(rng.standard_normal((6, 6)))[0]
+    eigenvalues = rng.uniform(0.1, 10, 6)
+    eigenvalues[:k] = smallest
+    M = Q @ np.diag(eigenvalues) @ Q.T
+    M = 0.5 * (M + M.T)
+    E, phi = np.eye(4), rng.standard_normal(6)
+    for call in (lambda: newton_euler_acceleration(M, phi, np.zeros(6)), lambda: kinetic_energy(M, phi),
+                 lambda: spatial_momentum(E, M, phi), lambda: mforces.Coriolis(0, M)):
+        refuses("masses", call, "argument 'M'")
+    eigenvalues[:k] = 0.0
+    singular = Q @ np.diag(eigenvalues) @ Q.T
+    refuses("masses", lambda: newton_euler_acceleration(0.5 * (singular + singular.T), phi, np.zeros(6)),
+            "argument 'M'")
+
+
+@SETTINGS
+@given(st.one_of(BAD_SCALARS, st.integers(), st.floats(), st.sampled_from(["revolute", Revolute()])))
+def test_a_composite_joint_needs_a_list_of_joints(value):
+    refuses("joints", lambda: Composite(value), "'joints'")
+
+
+def _taking(n):
+    """A function of ``n`` required positional arguments that returns zeros."""
+    return {0: lambda: 0.0, 1: lambda a: 0.0, 2: lambda a, b: 0.0, 3: lambda a, b, c: 0.0,
+            4: lambda a, b, c, d: 0.0}[n]
+
+
+#: Callables the library takes, with the number of positional arguments each must accept.
+CALLABLES = {
+    "tau": (1, lambda f: simulate(MODEL, np.zeros(NQ), np.zeros(NQ), (0.0, 0.02), tau=f)),
+    "law": (2, lambda f: mforces.Spring([mforces.Attachment(-1), mforces.Attachment(0)], f)),
+    "motion": (1, lambda f: PrescribedJoint(0, f)),
+    "target": (3, lambda f: PrescribedBody(0, [1], f)),
+    "velocity": (1, lambda f: PrescribedJointVelocity(0, f)),
+    "omega": (1, lambda f: integrate_orientation(f, np.eye(3), 1.0, 4)),
+    "f": (1, lambda f: numerical_derivative(f, [0.5])),
+}
+
+
+@SETTINGS
+@given(st.sampled_from(sorted(CALLABLES)).flatmap(
+    lambda name: st.tuples(st.just(name), st.integers(0, 4).filter(lambda n: n != CALLABLES[name][0]))))
+def test_callables_of_the_wrong_arity_are_refused(case):
+    name, n = case
+    refuses("callables", lambda: CALLABLES[name][1](_taking(n)), f"argument '{name}'")
+
+
+@SETTINGS
+@given(st.integers(0, 11), st.sampled_from([[0], [0, 1], [0, 1, 2, 3], [], [[0, 1, 2]]]))
+def test_ragged_mesh_faces_are_refused(k, row):
+    V, F = inertia.box_mesh([1.0, 2.0, 3.0])
+    faces = F.tolist()
+    faces[k] = row
+    refuses("meshes", lambda: inertia.mesh(V, faces, density=1.0), "argument 'faces'")
+
+
+# --- issue 23, section 3, by hand: each case of the issue's classes, with the message it ends in --
+
+def _ragged_box():
+    V, F = inertia.box_mesh([1.0, 2.0, 3.0])
+    faces = F.tolist()
+    faces[4] = faces[4] + [0]  # a quad among the triangles
+    return V, faces
+
+
+_ZERO_TWIST = np.zeros(6)
+
+ISSUE23_CASES = [
+    # silent: degenerate geometry
+    ("silent", lambda: SplineCurve(np.tile(np.eye(4), (4, 1, 1))), "three coincident frames"),
+    ("silent", lambda: SplineSurface(np.zeros((4, 4, 6))), "all-zero data"),
+    ("silent", lambda: RigidBody("brick", 1.0, [1.0, 1.0, 1.0], [0.1, -0.2, 0.3]),
+     "body 'brick': argument 'half_sizes' must be positive"),
+    ("silent", lambda: GroundContact(0, [[0.0, 0.0, 0.0]], margin=-0.01), "argument 'margin' must be >= 0"),
+    ("silent", lambda: mforces.PointSpring(mforces.Attachment(0, [0.1, 0, 0]), mforces.Attachment(0), 1.0),
+     "arguments 'first' and 'second' are both on body 0"),
+    ("silent", lambda: mforces.FrameSpring(1, np.eye(4), 1, np.eye(4), 1.0, 1.0),
+     "arguments 'a' and 'b' are both on body 1"),
+    # silent: a string where a flag is expected
+    ("silent", lambda: simulate(MODEL, _Z, _Z, (0.0, 0.02), progress="no"), "argument 'progress'"),
+    ("silent", lambda: simulate(MODEL, _Z, _Z, (0.0, 0.02), reparameterize="no"),
+     "argument 'reparameterize'"),
+    ("silent", lambda: __import__("redmax_edu.lagrange", fromlist=["x"]).chain_lagrangian([], simplify="no"),
+     "argument 'simplify'"),
+    # silent: NaN in a schedule's breaks or its time
+    ("silent", lambda: PiecewiseConstant([1.0, np.nan], np.zeros((3, 1))), "argument 'breaks'"),
+    ("silent", lambda: PiecewiseConstant([1.0], np.zeros((2, 1)))(np.nan), "argument 't'"),
+    ("silent", lambda: BodyTwistSchedule().world(np.nan),
+     "argument 't'"),
+    # silent: a query for a body that does not exist
+    ("silent", lambda: MODEL.children(2), "argument 'i': there is no body 2; the model has bodies 0..1"),
+    ("silent", lambda: MODEL.children("elbow"), "no body named 'elbow'"),
+    # silent: closed forms at their singularity
+    ("silent", lambda: lie.left_jacobian_inverse_so3([2 * np.pi, 0, 0]),
+     "argument 'w': |w| = 6.28319 = 1 x 2 pi"),
+    ("silent", lambda: lie.right_jacobian_inverse_so3([0, 0, -4 * np.pi]), "= 2 x 2 pi"),
+    # silent: a mass that is not positive definite
+    ("silent", lambda: newton_euler_acceleration(-np.eye(6), _ZERO_TWIST, _ZERO_TWIST),
+     "argument 'M' must be positive definite"),
+    ("silent", lambda: mforces.Coriolis(0, -np.eye(6)), "argument 'M' must be positive semidefinite"),
+    # deep tracebacks
+    ("traceback", lambda: MODEL.with_body(5, mass=2.0), "argument 'i': there is no body 5"),
+    ("traceback", lambda: MODEL.with_body(-1, mass=2.0), "argument 'i' must be >= 0"),
+    ("traceback", lambda: MODEL.with_body("elbow", mass=2.0), "no body named 'elbow'"),
+    ("traceback", lambda: MODEL.with_body(1, mas=2.0),
+     "body 'hand': unknown field 'mas'; did you mean 'mass'"),
+    ("traceback", lambda: Composite(3),
+     "composite joint: argument 'joints' must be a list of Joint, got int"),
+    ("traceback", lambda: simulate(MODEL, _Z, _Z, (0.0, 0.02), tau=lambda t, q: _Z),
+     "argument 'tau' must accept the call tau(t)"),
+    ("traceback", lambda: mforces.Spring([mforces.Attachment(-1), mforces.Attachment(0)], lambda l: (l, 0)),
+     "argument 'law' must accept the call law(l, ldot)"),
+    ("traceback", lambda: inertia.mesh(*_ragged_box(), density=1.0),
+     "argument 'faces' must be a rectangular array"),
+    ("traceback", lambda: PiecewiseConstant("abc", np.zeros((2, 1))), "argument 'breaks'"),
+]
+
+
+@pytest.mark.parametrize("cls,call,message", ISSUE23_CASES,
+                         ids=[f"{c}-{k}" for k, (c, _, _) in enumerate(ISSUE23_CASES)])
+def test_issue_23_cases_end_in_a_named_error(cls, call, message):
+    with pytest.raises((ValueError, TypeError)) as err:
+        call()
+    assert message in str(err.value), str(err.value)
+    OUTCOMES[f"by hand (issue 23), {cls}"]["refused"] += 1
+
+
+def test_two_coincident_spline_frames_still_move():
+    """The spline curve stops only where three frames coincide: with two, S is never zero."""
+    frames = np.tile(np.eye(4), (5, 1, 1))
+    frames[:, :2, 3] = [[1, 0], [1, 0], [0, 1], [-1, 0], [0, -1]]
+    joint = SplineCurve(frames)
+    assert min(np.linalg.norm(joint.S([q])) for q in np.linspace(0, 5, 101)) > 0.1
+    OUTCOMES["by hand (issue 23), silent"]["finite"] += 1
+
+
+# --- issue 23, section 3: a run that blows up stops, naming what and when ----------------------
+
+def _rod(joint=None):
+    """A 0.3 m rod of 0.5 kg hinged at one end about z, without gravity."""
+    T = np.eye(4)
+    T[0, 3] = 0.15
+    return Model([Body("rod", -1, joint or Revolute([0, 0, 1]), np.eye(4), T, 0.5, [1e-4, 4e-3, 4e-3])],
+                 gravity=np.zeros(3))
+
+
+def _repulsion(l, ldot):
+    """A spring law that pushes harder the longer it gets (f = -l^3): its motion blows up in finite time."""
+    return -(l**3), -3 * l**2, 0.0
+
+
+def _torque_without_bound(t):
+    """1/(0.5 - t) N m, which grows without bound as t -> 0.5 s (and is 1e90 N m after)."""
+    return [1.0 / (0.5 - t) if t < 0.5 else 1e90]
+
+
+@pytest.mark.parametrize("method", ["rk45", "rk45_recursive"])
+@pytest.mark.parametrize("t_span", [(0.0, 1.0), (0.2, 0.7), (0.0, 10.0)])
+def test_rk45_stops_when_its_step_collapses(method, t_span):
+    """Driven by a torque that grows without bound at t = 0.5 s, the rod's acceleration blows up
+    while its velocity (logarithmic in 0.5 - t) stays far below the divergence bound: RK45's step
+    shrinks toward zero (scipy would go on down to the spacing of the floats) and now stops once
+    it falls below 1e-12 of the span, naming the coordinate and the body."""
+    with pytest.raises(SimulationError, match=r"blew up at t = 0\.5 s: RK45's step size collapsed .* "
+                                              r"driven by qdot\[0\] \(body 'rod'\)"):
+        simulate(_rod(), [0.0], [0.0], t_span, method, tau=_torque_without_bound)
+    OUTCOMES["by hand (issue 23), hang"]["refused"] += 1
+
+
+def test_rk45_lets_a_tiny_first_step_grow():
+    """A rod spinning at 1e9 rad/s: RK45's first step is 1e-11 s (below 1e-12 of the span), then
+    grows: no collapse, and the uniform spin is integrated exactly."""
+    run = simulate(_rod(), [0.0], [1e9], (0.0, 10.0))
+    assert run.nsteps < 100 and np.allclose(run.q[:, 0], 1e9 * run.t, rtol=1e-12)
+    OUTCOMES["by hand (issue 23), hang"]["finite"] += 1
+
+
+def test_a_blow_up_names_the_body():
+    """A slider pushed by f = -l^3 reaches infinite speed in finite time: the error names its body."""
+    spring = mforces.Spring([mforces.Attachment(-1), mforces.Attachment(0, [0.15, 0.0, 0.0])], _repulsion)
+    model = _rod(JOINT_TYPES["prismatic"]([1, 0, 0])).with_forces([spring])
+    with pytest.raises(SimulationError, match=r"blew up at t = .* s \(a coordinate or velocity of body "
+                                              r"'rod' is not finite"):
+        simulate(model, [0.1], [0.0], (0.0, 10.0))
+    OUTCOMES["by hand (issue 23), hang"]["refused"] += 1
+
+
+def test_maximal_rk45_stops_on_a_blow_up_and_on_too_many_steps():
+    ball = RigidBody("ball", 1.0, [0.4, 0.4, 0.4])
+    spring = mforces.Spring([mforces.Attachment(-1), mforces.Attachment(0)], _repulsion)
+    pushed = System([ball], forces=[spring], gravity=np.zeros(3))
+    E0 = np.eye(4)[None].copy()
+    E0[0, 0, 3] = 1.0
+    with pytest.raises(ValueError, match=r"blew up at t = .* s: the twist of body 'ball' is not finite or "
+                                         r"exceeds 1e\+08"):
+        msimulate_rk45(pushed, E0, np.zeros((1, 6)), 10.0)
+    spinning = System([ball], gravity=np.zeros(3))
+    with pytest.raises(ValueError, match="more than max_steps = 500 steps"):
+        msimulate_rk45(spinning, np.eye(4)[None], [[0.0, 0.0, 1e6, 0.0, 0.0, 0.0]], 10.0, max_steps=500)
+    OUTCOMES["by hand (issue 23), hang"]["refused"] += 2

@@ -515,7 +515,7 @@ def test_attachment_rejects_bad_arguments(kwargs, match):
 
 
 def zero_length_spring():
-    spring = Spring([Attachment(0, [0.1, 0.0, 0.0]), Attachment(0, [0.1, 0.0, 0.0])], LinearSpringDamper(1.0))
+    spring = Spring([Attachment(0, [0.1, 0.0, 0.0]), Attachment(1, [0.1, 0.0, 0.0])], LinearSpringDamper(1.0))
     spring.evaluate(np.stack([np.eye(4)] * 3), np.zeros((3, 6)))
 
 
