@@ -36,8 +36,9 @@ JOBS ?= auto
 XDIST = -n $(JOBS) --dist loadfile
 # nbval's workers each wait on a kernel part of the time (its start, its messages): one worker
 # more than cores keeps both cores busy (tier 3 on two cores: 212 s with two workers, 180 s with three).
+# (getconf, not nproc: nproc obeys the OMP_NUM_THREADS=1 exported above.)
 ifeq ($(JOBS),auto)
-NBJOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+NBJOBS ?= $(shell echo $$(( $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) + 1 )))
 else
 NBJOBS ?= $(JOBS)
 endif
