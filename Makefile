@@ -56,7 +56,7 @@ setup: $(STAMP) $(PLOTLY_JS)
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --no-compile -r requirements.txt
+	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
 	touch $(STAMP)
@@ -65,7 +65,7 @@ $(STAMP): requirements.txt pyproject.toml
 # requirements-grading.txt, constrained by requirements.txt.
 GRADING := $(VENV)/.grading-installed
 $(GRADING): $(STAMP) requirements-grading.txt
-	$(BIN)/python -m pip install --quiet --no-compile -c requirements.txt -r requirements-grading.txt
+	$(BIN)/python -m pip install --quiet -c requirements.txt -r requirements-grading.txt
 	touch $@
 
 # `make test` installs it too (about 15 s), so that the tests of the generated notebooks run;
