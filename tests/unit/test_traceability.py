@@ -13,27 +13,21 @@ the pages' prose, and writes book/appendix/traceability.md. These tests fail whe
 and each check is shown to catch its case on a small repository written for the purpose.
 """
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
+
+from .test_tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT.parent / "shared" / "seeds"
 WRITEUP = "000_4c4c3b38ce186faf.txt"
 
 
-def load_tool():
-    spec = importlib.util.spec_from_file_location("traceability", ROOT / "tools" / "traceability.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def trace():
-    return load_tool()
+    return load_tool("traceability")
 
 
 @pytest.fixture(scope="module")
