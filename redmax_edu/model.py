@@ -32,13 +32,53 @@ from .joints.base import check_keys
 from .maximal.forces import Force
 from .units import GRAVITY
 
-__all__ = ["Body", "Model", "model_from_dict", "check_model", "SCENE_FORMAT"]
+__all__ = ["Body", "Model", "model_from_dict", "check_model", "check_shape", "SCENE_FORMAT", "SHAPES"]
 
 #: The ``format`` tag of the JSON scene format.
 SCENE_FORMAT = "redmax_edu-peers/1"
 
 #: ``check_state(q)`` checks q alone; ``check_state(q, None)`` is a missing velocity.
 _NO_QDOT = object()
+
+
+#: The shapes a body may be drawn as: each type's required sizes (positive lengths; a cuboid's
+#: ``sides`` three of them). Any shape may add ``"E"``, its frame in the body frame (4x4), and
+#: ``"source"`` (where it came from); a ``"composite"`` is the union of its ``"parts"``, and a
+#: ``"mesh"`` (a reference scene's mesh file, ``"source"``) is drawn as a stick.
+SHAPES = {"cuboid": ("sides",), "cylinder": ("radius", "height"), "capsule": ("radius", "length"),
+          "sphere": ("radius",), "composite": ("parts",), "mesh": ()}
+
+
+def check_shape(shape, where):
+    """Raise ValueError, naming ``where`` and the field, unless ``shape`` is one of :data:`SHAPES`.
+
+    >>> check_shape({"type": "cuboid", "side": [1, 1, 1]}, "body 'box': field 'shape'")
+    Traceback (most recent call last):
+    ...
+    ValueError: body 'box': field 'shape': a cuboid has the fields sides (and optionally E, source); got side
+    """
+    if not isinstance(shape, dict):
+        raise ValueError(f"{where} must be a dict such as {{'type': 'cuboid', 'sides': [x, y, z]}}, "
+                         f"got {type(shape).__name__}")
+    kind = shape.get("type")
+    if kind not in SHAPES:
+        raise ValueError(f"{where}: unknown type {kind!r}; known types: {', '.join(SHAPES)}")
+    required = SHAPES[kind]
+    if set(required) - shape.keys() or shape.keys() - {"type", "E", "source", *required}:
+        raise ValueError(f"{where}: a {kind} has the fields {', '.join(required) or 'type only'} (and "
+                         f"optionally E, source); got {', '.join(sorted(shape.keys() - {'type'})) or 'none'}")
+    if "E" in shape:
+        _field(where, "E", lambda: as_transform(shape["E"], "E", real=True))
+    if kind == "composite":
+        if not isinstance(shape["parts"], list | tuple) or not shape["parts"]:
+            raise ValueError(f"{where}: field 'parts' must be a non-empty list of shapes")
+        for k, part in enumerate(shape["parts"]):
+            check_shape(part, f"{where}: part {k}")
+        return
+    for name in required:
+        size = _field(where, name, lambda n=name: as_real(shape[n], (3,) if n == "sides" else (), n))
+        if not np.all(size > 0):
+            raise ValueError(f"{where}: field '{name}' must be positive, got {np.asarray(size).tolist()}")
 
 
 def _field(where, name, convert):
@@ -87,7 +127,8 @@ class Body:
         Viscous damping of the body's own twist, ``-d phi`` (a maximal force, §1.9).
     shape : dict, optional
         How to draw the body, e.g. ``{"type": "cuboid", "sides": [10, 1, 1]}``; not used by
-        the dynamics.
+        the dynamics. Its ``type`` and sizes are checked (:data:`SHAPES`): a misspelt field
+        would otherwise draw the body as a stick without a word.
     """
 
     name: str
@@ -135,9 +176,8 @@ class Body:
             set_(self, name, value)
         set_(self, "q_rest", np.zeros(n) if self.q_rest is None
              else _per_dof(self.q_rest, n, where, "q_rest"))
-        if self.shape is not None and not isinstance(self.shape, dict):
-            raise ValueError(f"{where}: field 'shape' must be a dict such as {{'type': 'cuboid', 'sides': "
-                             f"[x, y, z]}}, got {type(self.shape).__name__}")
+        if self.shape is not None:
+            check_shape(self.shape, f"{where}: field 'shape'")
         d = _field(where, "body_damping", lambda: as_real(self.body_damping, (), "body_damping"))
         if d < 0:
             raise ValueError(f"{where}: field 'body_damping' must be non-negative, got {float(d)}")

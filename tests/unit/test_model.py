@@ -59,6 +59,35 @@ def test_missing_field_names_body_and_field(spec, field):
     raises(spec, "'elbow'", "missing field", f"'{field}'")
 
 
+@pytest.mark.parametrize("shape, words", [
+    ("box", ["must be a dict"]),
+    ({"type": "cube", "sides": [1, 1, 1]}, ["unknown type 'cube'", "cuboid"]),
+    ({"type": "cuboid", "side": [1, 1, 1]}, ["a cuboid has the fields sides", "got side"]),
+    ({"type": "cylinder", "radius": 0.1}, ["a cylinder has the fields radius, height"]),
+    ({"type": "cuboid", "sides": [1, 2]}, ["'sides'", "(3,)", "(2,)"]),
+    ({"type": "sphere", "radius": -0.1}, ["'radius' must be positive", "-0.1"]),
+    ({"type": "capsule", "radius": 0.1, "length": float("nan")}, ["'length'", "NaN"]),
+    ({"type": "sphere", "radius": 0.1, "E": np.eye(3).tolist()}, ["'E'", "(4, 4)"]),
+    ({"type": "composite", "parts": []}, ["'parts' must be a non-empty list"]),
+    ({"type": "composite", "parts": [{"type": "sphere", "radius": 0.1}, {"type": "blob"}]},
+     ["part 1", "unknown type 'blob'"]),
+])
+def test_a_shape_that_would_draw_wrong_names_body_and_field(spec, shape, words):
+    spec["bodies"][1]["shape"] = shape
+    raises(spec, "'elbow'", "'shape'", *words)
+
+
+@pytest.mark.parametrize("shape", [
+    {"type": "cuboid", "sides": [0.1, 0.2, 0.3], "E": np.eye(4).tolist(), "source": "cuboid.obj"},
+    {"type": "cylinder", "radius": 0.1, "height": 1}, {"type": "capsule", "radius": 0.1, "length": 1},
+    {"type": "mesh", "source": "bunny.obj"},
+    {"type": "composite", "parts": [{"type": "sphere", "radius": 0.1, "E": np.eye(4).tolist()}]},
+])
+def test_every_known_shape_is_accepted_and_kept(spec, shape):
+    spec["bodies"][1]["shape"] = shape
+    assert model_from_dict(spec).bodies[1].shape == shape
+
+
 def test_missing_name_names_the_body_by_position(spec):
     del spec["bodies"][1]["name"]
     raises(spec, "bodies[1]", "missing field 'name'")

@@ -57,9 +57,9 @@ def test_a_composite_shape_draws_every_part():
     centre = kin.E_wi[0][:3, 3]
     xs = sorted({round(x, 9) for x in pts[:, 0] - centre[0]})
     np.testing.assert_allclose(xs, [-0.35, -0.25, 0.25, 0.35])
-    # an unknown part: the body falls back to a stick
-    broken = _pendulum(shape={"type": "composite", "parts": [part, {"type": "blob"}]})
-    assert len(_points(body_strokes(broken, kin, 0))) < 10
+    # a part with no wireframe (a reference scene's mesh): the body falls back to a stick
+    mesh = _pendulum(shape={"type": "composite", "parts": [part, {"type": "mesh", "source": "bunny.obj"}]})
+    assert len(_points(body_strokes(mesh, kin, 0))) < 10
 
 
 def test_springs_are_drawn_between_their_attachment_points(rng):

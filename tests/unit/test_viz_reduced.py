@@ -99,14 +99,14 @@ def test_a_cuboid_shape_is_drawn_as_its_box_at_the_body_pose(rng):
 @pytest.mark.parametrize("shape", [{"type": "sphere", "radius": 0.1},
                                    {"type": "cylinder", "radius": 0.1, "height": 1.0},
                                    {"type": "capsule", "radius": 0.1, "length": 0.8},
-                                   {"type": "blob"}])
+                                   {"type": "mesh", "source": "bunny.obj"}])
 def test_other_shapes_stay_within_their_size_of_the_centre_of_mass(shape, rng):
     model = _tree(shape=shape)
     kin = forward_kinematics(model, rng.standard_normal(model.nq))
     pts = body_strokes(model, kin, 0)
     dist = np.linalg.norm(pts[~np.isnan(pts[:, 0])] - kin.E_wi[0][:3, 3], axis=1)
     reach = {"sphere": 0.1, "cylinder": np.hypot(0.1, 0.5), "capsule": 0.5,
-             "blob": np.hypot(0.2, 0.5)}  # unknown shape: a stick to the farthest child
+             "mesh": np.hypot(0.2, 0.5)}  # no wireframe: a stick to the farthest child
     assert dist.max() <= reach[shape["type"]] + 1e-12
     assert dist.max() >= reach[shape["type"]] - 0.02  # the whole shape, not a point of it
 
