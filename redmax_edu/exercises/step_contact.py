@@ -172,8 +172,8 @@ def step_coasting(fn, rng):
 @check_of("symplectic_euler_step", "falling", "a body falling from rest", 1)
 def step_falling(fn, rng):
     cases = [(_body(rng), random_pose(rng), np.zeros(6), h, GRAVITY.copy()) for h in (0.01, 0.05)]
-    return _step_cases(fn, cases, hint="From rest the new twist is h (0, R^T g): the weight (0, R^T m g) "
-                       "in body coordinates, divided by the mass.")
+    return _step_cases(fn, cases, hint="(From rest only the weight acts: phi+ = h (0, R^T g), and E+ = E "
+                       "exp(h [phi+]).)")
 
 
 @check_of("symplectic_euler_step", "tumbling", "a body tumbling without gravity", 2)
