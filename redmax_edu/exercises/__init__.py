@@ -4,6 +4,7 @@ Each assignment of ``exercises/`` has a module here holding its checks
 (:class:`~redmax_edu.exercises.core.Assignment`): ``exp_log`` (§1.3), ``adjoint`` (§1.5),
 ``spatial_inertia`` (§1.7), ``force_derivatives`` (§1.9), ``kkt_step`` (§1.10),
 ``poses_points`` (§1.1, §1.2, §1.4),
+``step_contact`` (§1.8, §1.11-1.13),
 ``universal_joint`` (§2.4), ``reduced_jacobian`` (§2.2), ``forward_dynamics`` (§2.3),
 ``jacobian_products`` (§2.10) and ``recursive`` (§2.12, with :mod:`~redmax_edu.exercises.chains`,
 the models they are graded on), ``jacobian_derivative`` (§3.1), ``joint_derivative`` (§3.2),
@@ -49,6 +50,7 @@ from . import (
     recursive,
     reduced_jacobian,
     spatial_inertia,
+    step_contact,
     universal_joint,
 )
 from .core import (
@@ -66,6 +68,7 @@ from .sandbox import TIME_LIMIT
 ASSIGNMENTS = {module.ASSIGNMENT.name: module.ASSIGNMENT
                for module in (exp_log, adjoint, force_derivatives, kkt_step, spatial_inertia,  # Part 1
                               poses_points,
+                              step_contact,
                               universal_joint, reduced_jacobian, forward_dynamics, recursive,  # Part 2
                               jacobian_products,
                               joint_derivative, bdf1_newton, adjoint_gradient, jacobian_derivative,  # Part 3
@@ -82,4 +85,5 @@ __all__ = ["ASSIGNMENTS", "WATCHED", "Assignment", "Check", "CheckResult", "Repo
            "discrete_euler_lagrange", "exp_log", "force_derivatives", "forward_dynamics",
            "jacobian_derivative", "jacobian_products", "joint_derivative", "kkt_step", "lagrangian_arm",
            "mass_matrix_derivative", "poses_points", "recursive", "reduced_jacobian", "run_check",
-           "spatial_inertia", "universal_joint"]
+           "spatial_inertia", "universal_joint",
+           "step_contact"]
