@@ -6,6 +6,7 @@ Each assignment of ``exercises/`` has a module here holding its checks
 ``poses_points`` (§1.1, §1.2, §1.4),
 ``step_contact`` (§1.8, §1.11-1.13),
 ``universal_joint`` (§2.4), ``reduced_jacobian`` (§2.2), ``forward_dynamics`` (§2.3),
+``nodes_hybrid_friction`` (§2.7, §2.9, §2.11),
 ``jacobian_products`` (§2.10) and ``recursive`` (§2.12, with :mod:`~redmax_edu.exercises.chains`,
 the models they are graded on), ``jacobian_derivative`` (§3.1), ``joint_derivative`` (§3.2),
 ``mass_matrix_derivative`` (§3.3), ``bdf1_newton`` (§3.4), ``adjoint_gradient`` (§3.5),
@@ -46,6 +47,7 @@ from . import (
     kkt_step,
     lagrangian_arm,
     mass_matrix_derivative,
+    nodes_hybrid_friction,
     poses_points,
     recursive,
     reduced_jacobian,
@@ -71,6 +73,7 @@ ASSIGNMENTS = {module.ASSIGNMENT.name: module.ASSIGNMENT
                               step_contact,
                               universal_joint, reduced_jacobian, forward_dynamics, recursive,  # Part 2
                               jacobian_products,
+                              nodes_hybrid_friction,
                               joint_derivative, bdf1_newton, adjoint_gradient, jacobian_derivative,  # Part 3
                               mass_matrix_derivative,
                               lagrangian_arm,  # the companion chapter
@@ -84,6 +87,7 @@ __all__ = ["ASSIGNMENTS", "WATCHED", "Assignment", "Check", "CheckResult", "Repo
            "Unanswered", "Verdict", "adjoint", "adjoint_gradient", "bdf1_newton",
            "discrete_euler_lagrange", "exp_log", "force_derivatives", "forward_dynamics",
            "jacobian_derivative", "jacobian_products", "joint_derivative", "kkt_step", "lagrangian_arm",
+           "nodes_hybrid_friction",
            "mass_matrix_derivative", "poses_points", "recursive", "reduced_jacobian", "run_check",
            "spatial_inertia", "universal_joint",
            "step_contact"]
