@@ -6,7 +6,8 @@ Each assignment of ``exercises/`` has a module here holding its checks
 ``poses_points`` (§1.1, §1.2, §1.4),
 ``universal_joint`` (§2.4), ``reduced_jacobian`` (§2.2), ``forward_dynamics`` (§2.3),
 ``jacobian_products`` (§2.10) and ``recursive`` (§2.12, with :mod:`~redmax_edu.exercises.chains`,
-the models they are graded on), ``jacobian_derivative`` (§3.1), ``joint_derivative`` (§3.2),
+the models they are graded on),
+``joint_types`` (§2.4.8, §2.4.9, §2.5), ``jacobian_derivative`` (§3.1), ``joint_derivative`` (§3.2),
 ``mass_matrix_derivative`` (§3.3), ``bdf1_newton`` (§3.4), ``adjoint_gradient`` (§3.5),
 ``lagrangian_arm`` (the companion chapter), ``discrete_euler_lagrange`` (chapter 5).
 The same checks serve three readers:
@@ -42,6 +43,7 @@ from . import (
     jacobian_derivative,
     jacobian_products,
     joint_derivative,
+    joint_types,
     kkt_step,
     lagrangian_arm,
     mass_matrix_derivative,
@@ -68,6 +70,7 @@ ASSIGNMENTS = {module.ASSIGNMENT.name: module.ASSIGNMENT
                               poses_points,
                               universal_joint, reduced_jacobian, forward_dynamics, recursive,  # Part 2
                               jacobian_products,
+                              joint_types,
                               joint_derivative, bdf1_newton, adjoint_gradient, jacobian_derivative,  # Part 3
                               mass_matrix_derivative,
                               lagrangian_arm,  # the companion chapter
@@ -81,5 +84,6 @@ __all__ = ["ASSIGNMENTS", "WATCHED", "Assignment", "Check", "CheckResult", "Repo
            "Unanswered", "Verdict", "adjoint", "adjoint_gradient", "bdf1_newton",
            "discrete_euler_lagrange", "exp_log", "force_derivatives", "forward_dynamics",
            "jacobian_derivative", "jacobian_products", "joint_derivative", "kkt_step", "lagrangian_arm",
+           "joint_types",
            "mass_matrix_derivative", "poses_points", "recursive", "reduced_jacobian", "run_check",
            "spatial_inertia", "universal_joint"]
