@@ -314,7 +314,7 @@ def _euler_case(model, q, qdot, h):
     the library's new velocity."""
     args = (mass_matrix(model, q), reduced_forces(model, q, qdot), np.diag(model.stiffness),
             np.diag(model.damping), qdot, h)
-    label = (f"M and f of {describe_model(model)} at q = {describe(q)}, K = diag{describe(model.stiffness)}, "
+    label = (f"M and f at q = {describe(q)} of {describe_model(model)}; K = diag{describe(model.stiffness)}, "
              f"D = diag{describe(model.damping)}, qdot = {describe(qdot)}, h = {h:g}")
     return args, label, linearly_implicit_euler_step(model, q, qdot, h)[1]
 
