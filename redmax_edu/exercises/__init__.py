@@ -3,10 +3,9 @@
 Each assignment of ``exercises/`` has a module here holding its checks
 (:class:`~redmax_edu.exercises.core.Assignment`): ``exp_log`` (§1.3), ``adjoint`` (§1.5),
 ``spatial_inertia`` (§1.7), ``force_derivatives`` (§1.9), ``kkt_step`` (§1.10),
-``poses_points`` (§1.1, §1.2, §1.4),
-``step_contact`` (§1.8, §1.11-1.13),
+``poses_points`` (§1.1, §1.2, §1.4), ``step_contact`` (§1.8, §1.11-1.13),
 ``universal_joint`` (§2.4), ``reduced_jacobian`` (§2.2), ``forward_dynamics`` (§2.3),
-``nodes_hybrid_friction`` (§2.7, §2.9, §2.11),
+``joint_types`` (§2.4.8, §2.4.9, §2.5), ``nodes_hybrid_friction`` (§2.7, §2.9, §2.11),
 ``jacobian_products`` (§2.10) and ``recursive`` (§2.12, with :mod:`~redmax_edu.exercises.chains`,
 the models they are graded on), ``jacobian_derivative`` (§3.1), ``joint_derivative`` (§3.2),
 ``mass_matrix_derivative`` (§3.3), ``bdf1_newton`` (§3.4), ``adjoint_gradient`` (§3.5),
@@ -44,6 +43,7 @@ from . import (
     jacobian_derivative,
     jacobian_products,
     joint_derivative,
+    joint_types,
     kkt_step,
     lagrangian_arm,
     mass_matrix_derivative,
@@ -69,11 +69,9 @@ from .sandbox import TIME_LIMIT
 #: Every assignment, by name (the source notebook's file name in exercises/).
 ASSIGNMENTS = {module.ASSIGNMENT.name: module.ASSIGNMENT
                for module in (exp_log, adjoint, force_derivatives, kkt_step, spatial_inertia,  # Part 1
-                              poses_points,
-                              step_contact,
+                              poses_points, step_contact,
                               universal_joint, reduced_jacobian, forward_dynamics, recursive,  # Part 2
-                              jacobian_products,
-                              nodes_hybrid_friction,
+                              jacobian_products, joint_types, nodes_hybrid_friction,
                               joint_derivative, bdf1_newton, adjoint_gradient, jacobian_derivative,  # Part 3
                               mass_matrix_derivative,
                               lagrangian_arm,  # the companion chapter
@@ -86,8 +84,6 @@ WATCHED = sorted({name for a in ASSIGNMENTS.values() for name in a.policy.forbid
 __all__ = ["ASSIGNMENTS", "WATCHED", "Assignment", "Check", "CheckResult", "Report", "TIME_LIMIT",
            "Unanswered", "Verdict", "adjoint", "adjoint_gradient", "bdf1_newton",
            "discrete_euler_lagrange", "exp_log", "force_derivatives", "forward_dynamics",
-           "jacobian_derivative", "jacobian_products", "joint_derivative", "kkt_step", "lagrangian_arm",
-           "nodes_hybrid_friction",
-           "mass_matrix_derivative", "poses_points", "recursive", "reduced_jacobian", "run_check",
-           "spatial_inertia", "universal_joint",
-           "step_contact"]
+           "jacobian_derivative", "jacobian_products", "joint_derivative", "joint_types", "kkt_step",
+           "lagrangian_arm", "mass_matrix_derivative", "nodes_hybrid_friction", "poses_points", "recursive",
+           "reduced_jacobian", "run_check", "spatial_inertia", "step_contact", "universal_joint"]

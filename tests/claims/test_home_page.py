@@ -65,3 +65,27 @@ def test_the_readme_states_the_same_counts(trace, rows):
     said = re.search(pattern, prose("README.md"))
     assert said, "the README should state how many equations are functions"
     assert tuple(map(int, said.groups())) == (total, done, derivation, alg_total)
+
+
+NUMBERS = {"one": 1, "five": 5, "six": 6, "seven": 7, "eight": 8, "eighteen": 18, "nineteen": 19,
+           "twenty": 20, "twenty-one": 21, "twenty-two": 22, "twenty-three": 23, "twenty-four": 24}
+
+
+def assignments_by_part():
+    """How many assignments each folder of exercises/ holds, from the registry of the graders."""
+    from redmax_edu.exercises import ASSIGNMENTS
+
+    folders = {p.stem: p.parent.name for p in (ROOT / "exercises").glob("*/*.ipynb")}
+    assert set(folders) == set(ASSIGNMENTS), "every source notebook is a registered assignment"
+    return [sum(f.startswith(prefix) for f in folders.values()) for prefix in ("01", "02", "03", "04", "05")]
+
+
+@pytest.mark.parametrize("path", ["README.md", "book/index.md"])
+def test_the_assignments_are_counted_as_the_registry_has_them(path):
+    part1, part2, part3, companion, variational = assignments_by_part()
+    said = re.search(r"([\w-]+) classroom assignments.*?\((\w+) for each of Parts 1 and 2, (\w+) for\s+Part 3, "
+                     r"(\w+) on the companion chapter and (\w+) on chapter 5", prose(path))
+    assert said, f"{path} should say how many assignments there are, part by part"
+    assert [NUMBERS[w] for w in said.groups()] == [part1 + part2 + part3 + companion + variational,
+                                                     part1, part3, companion, variational]
+    assert part1 == part2

@@ -25,6 +25,7 @@ from redmax_edu.exercises import (
     jacobian_derivative,
     jacobian_products,
     joint_derivative,
+    joint_types,
     kkt_step,
     lagrangian_arm,
     mass_matrix_derivative,
@@ -59,8 +60,9 @@ from .exercise_submissions_differentiable import (
     MASS_DERIVATIVE_MUTANTS,
 )
 from .exercise_submissions_dynamics import FORWARD_DYNAMICS_MUTANTS, LAGRANGIAN_MUTANTS, RECURSIVE_MUTANTS
-from .exercise_submissions_step_contact import STEP_CONTACT_MUTANTS
+from .exercise_submissions_joint_types import JOINT_TYPES_MUTANTS
 from .exercise_submissions_nodes_hybrid_friction import NODES_HYBRID_FRICTION_MUTANTS
+from .exercise_submissions_step_contact import STEP_CONTACT_MUTANTS
 
 MODULES = {"01_exp_log": exp_log, "02_adjoint": adjoint, "03_force_derivatives": force_derivatives,
            "04_kkt_step": kkt_step, "01_joint_Q_S_Sdot": universal_joint, "02_jacobian": reduced_jacobian,
@@ -69,9 +71,9 @@ MODULES = {"01_exp_log": exp_log, "02_adjoint": adjoint, "03_force_derivatives":
            "03_adjoint_gradient": adjoint_gradient, "01_lagrangian_arm": lagrangian_arm,
            "05_spatial_inertia": spatial_inertia, "05_jacobian_products": jacobian_products,
            "04_jacobian_derivative": jacobian_derivative, "05_mass_matrix_derivative": mass_matrix_derivative,
-           "01_discrete_euler_lagrange": discrete_euler_lagrange, "06_poses_and_points": poses_points}
-MODULES["07_step_and_contact"] = step_contact
-MODULES["07_nodes_hybrid_friction"] = nodes_hybrid_friction
+           "01_discrete_euler_lagrange": discrete_euler_lagrange, "06_poses_and_points": poses_points,
+           "07_step_and_contact": step_contact, "06_joint_types": joint_types,
+           "07_nodes_hybrid_friction": nodes_hybrid_friction}
 MUTANTS = {"01_exp_log": EXP_LOG_MUTANTS, "02_adjoint": ADJOINT_MUTANTS,
            "03_force_derivatives": FORCE_MUTANTS, "04_kkt_step": KKT_MUTANTS,
            "01_joint_Q_S_Sdot": UNIVERSAL_MUTANTS, "02_jacobian": JACOBIAN_MUTANTS,
@@ -81,9 +83,9 @@ MUTANTS = {"01_exp_log": EXP_LOG_MUTANTS, "02_adjoint": ADJOINT_MUTANTS,
            "05_spatial_inertia": SPATIAL_INERTIA_MUTANTS, "05_jacobian_products": JACOBIAN_PRODUCT_MUTANTS,
            "04_jacobian_derivative": JACOBIAN_DERIVATIVE_MUTANTS,
            "05_mass_matrix_derivative": MASS_DERIVATIVE_MUTANTS,
-           "01_discrete_euler_lagrange": DEL_MUTANTS, "06_poses_and_points": POSES_MUTANTS}
-MUTANTS["07_step_and_contact"] = STEP_CONTACT_MUTANTS
-MUTANTS["07_nodes_hybrid_friction"] = NODES_HYBRID_FRICTION_MUTANTS
+           "01_discrete_euler_lagrange": DEL_MUTANTS, "06_poses_and_points": POSES_MUTANTS,
+           "07_step_and_contact": STEP_CONTACT_MUTANTS, "06_joint_types": JOINT_TYPES_MUTANTS,
+           "07_nodes_hybrid_friction": NODES_HYBRID_FRICTION_MUTANTS}
 #: A short time limit for the looping submissions: a correct check takes milliseconds.
 QUICK = 0.5
 

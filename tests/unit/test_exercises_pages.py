@@ -3,9 +3,7 @@
 A page's exercise is graded by the checks of a classroom assignment: a code cell imports the
 assignment's grader module from ``redmax_edu.exercises`` and calls ``grader.check`` on the
 page's folded solution, whose stored output is full marks. The galleries and Part 2's appendix
-on code generation are not sections of the writeup and are not counted. The pages still
-without such an exercise are listed below by name, so that the list can only shrink: a page
-that gains its exercise fails this test until it leaves the list.
+on code generation are not sections of the writeup and are not counted.
 """
 
 import re
@@ -20,11 +18,6 @@ from .conftest import ROOT
 
 PARTS = ("01_maximal", "02_reduced", "03_differentiable", "05_variational")
 NOT_SECTIONS = re.compile(r"^(gallery|appendix_)")
-#: Section pages with no graded exercise yet: no assignment's checks fit them so far.
-STILL_WITHOUT = {
-    "02_reduced/04c_exponential_joints", "02_reduced/04d_composite_spline_joints",
-    "02_reduced/05_stiffness_damping",
-}
 IMPORT = re.compile(r"from redmax_edu\.exercises import (\w+) as grader")
 CHECK = re.compile(r"grader\.check\(\"(\w+)\", (\w+)\)")
 
@@ -60,9 +53,6 @@ def test_the_section_pages_are_found():
 @pytest.mark.parametrize("page", section_pages())
 def test_each_section_page_has_an_exercise_graded_by_an_assignment(page):
     graded = graded_exercises(page)
-    if page in STILL_WITHOUT:
-        assert not graded, f"{page} has its exercise now: take it off STILL_WITHOUT"
-        return
     assert graded, f"{page} has no exercise with a check cell"
     module, function, text = graded[0]
     assignment = getattr(exercises, module).ASSIGNMENT
