@@ -83,7 +83,7 @@ def assignments_by_part():
 @pytest.mark.parametrize("path", ["README.md", "book/index.md"])
 def test_the_assignments_are_counted_as_the_registry_has_them(path):
     part1, part2, part3, companion, variational = assignments_by_part()
-    said = re.search(r"([\w-]+) classroom assignments.*?\((\w+) for each of Parts 1 and 2, (\w+) for\s+Part 3, "
+    said = re.search(r"([\w-]+) classroom assignments.*?\((\w+) for each of Parts 1 and 2, (\w+) for Part 3, "
                      r"(\w+) on the companion chapter and (\w+) on chapter 5", prose(path))
     assert said, f"{path} should say how many assignments there are, part by part"
     assert [NUMBERS[w] for w in said.groups()] == [part1 + part2 + part3 + companion + variational,
