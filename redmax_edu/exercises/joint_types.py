@@ -5,8 +5,8 @@ The students write three functions, one per page of the book:
 * ``spherical_exp_S(q)`` (6, 3): the Jacobian of the ball joint in exponential coordinates,
   ``R = exp([q])``, whose column j unbrackets ``R^T dR/dq_j`` (Eq. 2.48-2.49); in closed
   form ``(I - a [q] + b [q]^2; 0)`` with ``a = (1 - cos t)/t^2``, ``b = (t - sin t)/t^3``,
-  ``t = |q|``, and Taylor series near ``q = 0``. Compared with
-  :meth:`redmax_edu.joints.SphericalExp.S`.
+  ``t = |q|``, and Taylor series near ``q = 0``. Compared with the ``S`` of
+  :class:`~redmax_edu.joints.exponential.SphericalExp`.
 * ``composite_S(Q2, S1, S2)`` (6, n1 + n2): the Jacobian of two joints in series,
   ``[Ad(Q2^-1) S1, S2]`` (Eq. 2.53-2.54), from the second joint's transform and the two
   joints' Jacobians. Compared with :class:`redmax_edu.joints.Composite` (and the free joints
