@@ -281,3 +281,21 @@ def test_the_instructors_guide_shows_a_report_as_the_grader_prints_it():
     readme = (Path(__file__).resolve().parents[2] / "exercises" / "README.md").read_text(encoding="utf-8")
     report = str(adjoint.check("adjoint", ADJOINT_MUTANTS["adjoint_R_p"][1]))
     assert f"```text\n{report}\n```" in readme
+
+
+def test_the_instructors_table_gives_each_assignment_its_functions_points_and_checks():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "exercises" / "README.md").read_text(encoding="utf-8")
+    rows = {}
+    for line in readme.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 5 and cells[0].endswith(".ipynb`"):
+            rows[cells[0].strip("`").split("/")[1].removesuffix(".ipynb")] = cells
+    assert set(rows) == set(ASSIGNMENTS), "one row per assignment"
+    for name, (_, _, writes, points, checks) in rows.items():
+        functions = ASSIGNMENTS[name].functions
+        assert [f"`{f}`" in writes for f in functions] == [True] * len(functions), name
+        assert points == " + ".join(f"{ASSIGNMENTS[name].points(f):g}" for f in functions), name
+        counts = [sum(c.function == f for c in ASSIGNMENTS[name].checks) for f in functions]
+        assert checks == " + ".join(map(str, counts)), name
