@@ -17,6 +17,8 @@ module holds one function per kind of diagnosis, shared by every assignment:
   the first one with all of the above (including "right at zero and wrong elsewhere").
 """
 
+import re
+
 import numpy as np
 
 from .calls import call
@@ -204,7 +206,7 @@ def direction_mismatches(analytic, numeric, names=None, tol=1e-6):
 
 
 def judge_cases(fn, cases, *, name, shape, reference=None, accept=None, mistakes=None, what=None,
-                zero_case=None, tol=TOLERANCE, nan_hint="", hint="", parts=None):
+                zero_case=None, tol=TOLERANCE, nan_hint="", hint="", parts=None, stacked=""):
     """Run ``fn`` on each case, compare, and explain the first failure; None when all pass.
 
     Parameters
@@ -237,6 +239,10 @@ def judge_cases(fn, cases, *, name, shape, reference=None, accept=None, mistakes
         Added to the message of a failure (what usually goes wrong with these inputs).
     parts : dict, optional
         Named blocks of the output for :func:`wrong_parts` (default: :data:`PARTS` by shape).
+    stacked : str
+        For an output that stacks several results into one array: how ("the new twists and
+        the multipliers together, np.concatenate([Phi, lam])"), said when ``fn`` returns a
+        tuple or an array of another shape (one of the results alone, say).
 
     Returns
     -------
@@ -245,7 +251,13 @@ def judge_cases(fn, cases, *, name, shape, reference=None, accept=None, mistakes
     """
     failures, first = 0, None
     for args, label in cases:
-        got = call(fn, *args, name=name, shape=shape, label=label, nan_hint=nan_hint)
+        try:
+            got = call(fn, *args, name=name, shape=shape, label=label, nan_hint=nan_hint)
+        except Verdict as verdict:
+            if stacked and re.search(r"returned (a tuple|an array of shape)", verdict.message):
+                verdict.message += f" Return {stacked}."
+                verdict.args = (verdict.message,)
+            raise
         want = reference(*args) if reference is not None else None
         ok = accept(got, *args) if accept is not None else agrees(got, want, tol)
         if not ok:

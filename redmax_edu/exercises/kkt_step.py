@@ -174,14 +174,10 @@ def step_mistakes(M, phi, f, G, g, h, gamma):
 def _step_cases(fn, cases, **kwargs):
     m = len(cases[0][0][1])
     k = len(cases[0][0][3])
-    try:
-        return judge_cases(fn, cases, name="kkt_step", shape=(m + k,), reference=step_reference,
-                           mistakes=step_mistakes, what="(Phi, lambda)", **kwargs)
-    except Verdict as verdict:
-        if f"shape ({m},)" in verdict.message:
-            verdict.message += (" Return the new twists and the multipliers together, "
-                                "np.concatenate([Phi, lam]).")
-        raise
+    return judge_cases(fn, cases, name="kkt_step", shape=(m + k,), reference=step_reference,
+                       mistakes=step_mistakes, what="(Phi, lambda)",
+                       stacked="the new twists and the multipliers together, np.concatenate([Phi, lam])",
+                       **kwargs)
 
 
 H, GAMMA = 0.01, 5.0

@@ -248,14 +248,11 @@ def _hybrid_case(rng, model, body):
 
 def _hybrid_cases(fn, cases, **kwargs):
     n = cases[0][0][0].nq
-    try:
-        return judge_cases(fn, cases, name="hybrid_dynamics", shape=(2 * n,), reference=hybrid_reference,
-                           mistakes=hybrid_mistakes, what="(qddot, tau)", **kwargs)
-    except Verdict as verdict:
-        if f"shape ({n},)" in verdict.message:
-            verdict.message += (" Return the accelerations and the joint forces together, "
-                                "np.concatenate([qddot, tau]).")
-        raise
+    return judge_cases(fn, cases, name="hybrid_dynamics", shape=(2 * n,), reference=hybrid_reference,
+                       mistakes=hybrid_mistakes, what="(qddot, tau)",
+                       stacked="the accelerations and the joint forces together, "
+                               "np.concatenate([qddot, tau])",
+                       **kwargs)
 
 
 @check_of("hybrid_dynamics", "pendulum", "the pendulum driven by its hinge", 1)

@@ -142,15 +142,12 @@ def _step_label(M, E, phi, h, g):
 
 
 def _step_cases(fn, cases, **kwargs):
-    try:
-        return judge_cases(fn, [(args, _step_label(*args)) for args in cases], name="symplectic_euler_step",
-                           shape=STEP_SHAPE, reference=step_reference, mistakes=step_mistakes,
-                           what="(phi+, E+.ravel())", parts=STEP_PARTS, **kwargs)
-    except Verdict as verdict:
-        if "returned a tuple" in verdict.message or "returned an array of shape" in verdict.message:
-            verdict.message += (" Return the new twist and the new pose together, "
-                                "np.concatenate([phi_new, E_new.ravel()]).")
-        raise
+    return judge_cases(fn, [(args, _step_label(*args)) for args in cases], name="symplectic_euler_step",
+                       shape=STEP_SHAPE, reference=step_reference, mistakes=step_mistakes,
+                       what="(phi+, E+.ravel())", parts=STEP_PARTS,
+                       stacked="the new twist and the new pose together, "
+                               "np.concatenate([phi_new, E_new.ravel()])",
+                       **kwargs)
 
 
 NO_GRAVITY = np.zeros(3)

@@ -335,6 +335,19 @@ def test_judge_cases_counts_failures_for_partial_credit_and_says_right_at_zero()
     assert judge_cases(lambda x: x**2, cases, name="square", shape=(1,), reference=lambda x: x**2) is None
 
 
+@pytest.mark.parametrize(("fn", "shown"), [(lambda x: x, "an array of shape (1,)"),
+                                           (lambda x: (x, 2 * x), "a tuple of 2 arrays")])
+def test_judge_cases_says_how_a_stacked_output_is_built_when_it_is_not(fn, shown):
+    cases = [((np.array([1.0]),), "x = 1")]
+    stacked = "x and 2 x together, np.concatenate([x, 2 * x])"
+    with pytest.raises(Verdict) as raised:
+        judge_cases(fn, cases, name="pair", shape=(2,), reference=lambda x: np.r_[x, 2 * x], stacked=stacked)
+    assert shown in raised.value.message and raised.value.message.endswith(f" Return {stacked}.")
+    with pytest.raises(Verdict) as plain:  # without the option, no such advice
+        judge_cases(fn, cases, name="pair", shape=(2,), reference=lambda x: np.r_[x, 2 * x])
+    assert "Return x and 2 x" not in plain.value.message
+
+
 # --- checks, reports, assignments --------------------------------------------------------------
 
 
