@@ -29,7 +29,7 @@ from redmax_edu.dynamics import (
 from redmax_edu.hyper_reduced import hyper_reduce
 from redmax_edu.integrators import simulate
 from redmax_edu.jacobian import jacobian, jacobian_and_derivative
-from redmax_edu.joints import Revolute
+from redmax_edu.joints import Revolute, SphericalExp
 from redmax_edu.kinematics import body_poses, forward_kinematics
 from redmax_edu.lie import ad, adjoint, exp_se3, inv_se3, unbrac
 from redmax_edu.maximal.constraints import Joint
@@ -432,6 +432,24 @@ def test_p2_5_linearly_implicit_euler_damps_numerically():
     damped = chain(3, stiffness=20.0, damping=0.5)
     _, qs, vs = rk45(damped, q0, v0, 4.0)
     assert energy(damped, *_lie(damped, q0, v0, 0.01, 4.0))[-1] < energy(damped, qs, vs)[-1]
+
+
+def test_p2_5_linearly_implicit_euler_feeds_a_tumbling_top():
+    """Page 2.5, 'Not always a loss': a free body (inertia diag(1, 2, 3), no gravity, no spring)
+    spun at 3 rad/s about its intermediate axis gains energy at every step of linearly implicit
+    Euler, more than 15% in 4 s at h = 0.01, and about half as much (0.4-0.6 of it) at h = 0.005;
+    RK45 keeps it (to 1e-6 relative), so the gain is the integrator's."""
+    top = Model([Body("top", -1, SphericalExp(), np.eye(4), np.eye(4), 1.0, np.diag([1.0, 2.0, 3.0]))],
+                gravity=[0, 0, 0])
+    spin, gain = np.array([0.1, 3.0, 0.1]), {}
+    for h in (0.01, 0.005):
+        E = energy(top, *_lie(top, np.zeros(3), spin, h, 4.0))
+        assert np.all(np.diff(E) > 0)
+        gain[h] = E[-1] / E[0] - 1
+    assert gain[0.01] > 0.15 and 0.4 < gain[0.005] / gain[0.01] < 0.6
+    _, qs, vs = rk45(top, np.zeros(3), spin, 4.0)
+    E = energy(top, qs, vs)
+    assert np.abs(E / E[0] - 1).max() < 1e-6
 
 
 def test_p2_5_stiff_chain_stability_limits():
