@@ -5,11 +5,11 @@ Each test recomputes one quantitative sentence of those pages with library calls
 running the notebooks) and cites the section that makes it.
 """
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
+from scripts import load_tool
 
 from redmax_edu.checks import check_derivative
 from redmax_edu.integrators import SimulationError, simulate
@@ -239,16 +239,9 @@ def test_algorithm3_needs_the_derivative_weight_in_line_10():
 
 # --- Appendix A ---------------------------------------------------------------------------
 
-def _generator():
-    spec = importlib.util.spec_from_file_location("gen_euler_joints", ROOT / "tools" / "gen_euler_joints.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_appendix_a_table3_by_sympy_shortcut_matches_the_library_for_all_12_charts(rng):
     """appendix_a_codegen: det S by the column shortcut is -sin q2 / +-cos q2 as in Table 3."""
-    gen = _generator()
+    gen = load_tool("gen_euler_joints")
     sp, q = gen.sp, gen.q
     E = sp.eye(3)
     for chart in CHART_NAMES:
@@ -267,4 +260,4 @@ def test_appendix_a_committed_module_contains_the_generated_code_of_one_chart():
     """appendix_a_codegen: the XYZ chart's generated functions appear verbatim in the module
     (tests/unit/test_joints_codegen.py compares the whole file)."""
     committed = (ROOT / "redmax_edu" / "joints" / "_euler_generated.py").read_text()
-    assert _generator().chart_code("XYZ") in committed
+    assert load_tool("gen_euler_joints").chart_code("XYZ") in committed

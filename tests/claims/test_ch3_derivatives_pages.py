@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scripts import load_tool
 
 from redmax_edu.checks import check_derivative, numerical_derivative, step_sweep
 from redmax_edu.derivatives import (
@@ -356,21 +357,12 @@ def test_the_three_rules_and_the_bracket_hold(joint, seed):
     assert np.array_equal(joint.dSdot_dqdot(q, qdot), H)
 
 
-def _gen():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("gen", ROOT / "tools" / "gen_euler_joints.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_eq_3_24_entry_is_minus_c1_c2_and_the_printed_entry_fails():
     """02_joint_derivatives, 'Euler angles': the generated entry (2, 3) of dR/dq1 is -c1 c2; the
     printed -c1 s2 fails the check; dS/dq has a zero first slice and a zero third column."""
     import sympy as sp
 
-    gen = _gen()
+    gen = load_tool("gen_euler_joints")
     q1, q2, _ = gen.q
     dR, dS, _ = gen.chart_derivatives("XYZ")
     assert sp.simplify(dR[0][1, 2] + sp.cos(q1) * sp.cos(q2)) == 0

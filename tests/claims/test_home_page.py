@@ -8,25 +8,18 @@ that name the cited functions, the pages that cite the equations); the home page
 (book/appendix/traceability.md) must state what it gives today.
 """
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
+from scripts import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def load_tool():
-    spec = importlib.util.spec_from_file_location("traceability", ROOT / "tools" / "traceability.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def trace():
-    return load_tool()
+    return load_tool("traceability")
 
 
 @pytest.fixture(scope="module")

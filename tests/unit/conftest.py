@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from scripts import load_tool
 
 from .exercise_submissions import SOURCES, doubled, fill, solutions, student
 
@@ -19,14 +20,6 @@ HAS_OTTER = importlib.util.find_spec("otter") is not None
 #: The grading seed of the autograders generated for the tests (``make exercises`` draws a secret one).
 TEST_SEED = 7
 os.environ.setdefault("JUPYTER_PREFER_ENV_PATH", "1")
-
-
-def load_tool():
-    """``tools/exercises.py`` as a module."""
-    spec = importlib.util.spec_from_file_location("exercises_tool", ROOT / "tools" / "exercises.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="session")
@@ -42,7 +35,8 @@ def zygote():
 
 @pytest.fixture(scope="session")
 def tool():
-    return load_tool()
+    """``tools/exercises.py`` as a module."""
+    return load_tool("exercises")
 
 
 @pytest.fixture(scope="session")

@@ -1,13 +1,10 @@
 """The book's Sphinx extension (book/_ext/book_assets.py): what it removes from the built site."""
 
-import importlib.util
-from pathlib import Path
 from types import SimpleNamespace
 
-ROOT = Path(__file__).resolve().parents[2]
-SPEC = importlib.util.spec_from_file_location("book_assets", ROOT / "book" / "_ext" / "book_assets.py")
-book_assets = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(book_assets)
+from scripts import load_script
+
+book_assets = load_script("book/_ext/book_assets.py")
 
 FILES = ["tex-chtml.js", "tex-svg.js", "input/tex-full.js", "input/asciimath.js", "input/tex.js",
          "input/tex/extensions/boldsymbol.js", "input/mml.js", "output/svg.js", "output/chtml/fonts/tex.js",

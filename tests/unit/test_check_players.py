@@ -9,8 +9,7 @@ check itself is.
 from pathlib import Path
 
 import pytest
-
-from .test_tools import load_tool
+from scripts import load_tool
 
 # a browser: make test runs these, make check leaves them out
 pytestmark = pytest.mark.slow

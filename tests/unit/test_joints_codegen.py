@@ -1,31 +1,24 @@
 """Appendix A: the committed Euler-angle module is exactly what tools/gen_euler_joints.py writes."""
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
+from scripts import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _generator():
-    spec = importlib.util.spec_from_file_location("gen_euler_joints", ROOT / "tools" / "gen_euler_joints.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.slow  # sympy regenerates the module: make test runs it, make check leaves it out
 def test_generated_euler_module_is_up_to_date():
     """Runs sympy for all 12 charts (about 15 s): a hand edit or a stale file fails here."""
-    text = _generator().generate()
+    text = load_tool("gen_euler_joints").generate()
     committed = (ROOT / "redmax_edu" / "joints" / "_euler_generated.py").read_text()
     assert text == committed, "run: python tools/gen_euler_joints.py"
 
 
 def test_generator_xyz_chart_reproduces_eq_2_36():
-    gen = _generator()
+    gen = load_tool("gen_euler_joints")
     _, S, Sdot, detS = gen.chart_expressions("XYZ")
     q1, q2, q3 = gen.q
     expected = [[gen.sp.cos(q2) * gen.sp.cos(q3), gen.sp.sin(q3), 0],

@@ -3,21 +3,10 @@
 The tools are scripts, not part of the package, so they are imported from their paths.
 """
 
-import importlib.util
-from pathlib import Path
-
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
-
-TOOLS = Path(__file__).resolve().parents[2] / "tools"
-
-
-def load_tool(name):
-    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from scripts import load_tool
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,9 @@
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell
+from scripts import load_tool
 
-from .test_tools import clean_notebook, load_tool
+from .test_tools import clean_notebook
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,7 @@ import re
 from pathlib import Path
 
 import pytest
-
-from .test_tools import load_tool
+from scripts import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT.parent / "shared" / "seeds"
