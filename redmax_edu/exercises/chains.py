@@ -13,6 +13,7 @@ Taught in book/02_reduced/03_redmax_dynamics and 12_recursive_dynamics (the assi
 
 import numpy as np
 
+from ..inertia import cuboid
 from ..joints import Free3DExp, Prismatic, Revolute, SphericalExp
 from ..lie import random_rotation, random_transform
 from ..model import Body, Model
@@ -38,7 +39,7 @@ def _inertia(rng):
     """Mass and principal moments of a random box (unequal moments: turning the axes matters)."""
     sides = rng.uniform(0.2, 1.0, 3)
     mass = float(rng.uniform(0.5, 2.0))
-    return mass, np.diag(mass * (sides[[1, 0, 0]] ** 2 + sides[[2, 2, 1]] ** 2) / 12)
+    return mass, cuboid(sides, mass=mass).inertia
 
 
 def random_chain(rng, n=4, branching=False, gravity=(0.0, 0.0, -9.81), kinds=KINDS):

@@ -45,7 +45,7 @@ from .. import dynamics, lie
 from ..constraints import PrescribedJoint
 from ..deformable import DeformableSpring
 from ..friction.staggered import friction_qp
-from ..inertia import MassProperties
+from ..inertia import cuboid
 from ..model import Model
 from .calls import call, describe
 from .chains import describe_model, pendulum, random_chain, random_state
@@ -341,8 +341,7 @@ def _body(rng, speed):
     """A rigid body (6 coordinates) touching at a corner ``r``: the tangent row ``t = Gamma(r)^T d``."""
     sides = rng.uniform(0.2, 1.0, 3)
     mass = float(rng.uniform(0.5, 3.0))
-    inertia = np.diag(mass * (sides[[1, 0, 0]] ** 2 + sides[[2, 2, 1]] ** 2) / 12)
-    M = MassProperties(mass, np.zeros(3), inertia).spatial_inertia()
+    M = cuboid(sides, mass=mass).spatial_inertia()
     corner = sides / 2 * rng.choice([-1.0, 1.0], 3)
     direction = rng.standard_normal(3)
     t = lie.gamma(corner).T @ (direction / np.linalg.norm(direction))

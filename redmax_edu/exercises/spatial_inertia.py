@@ -52,7 +52,7 @@ def _body(rng, com_scale=0.5):
     """``(mass, com, inertia)``: a random box-like body, its inertia turned away from the axes."""
     mass, sides = float(rng.uniform(0.5, 3.0)), rng.uniform(0.2, 1.0, 3)
     R = lie.random_rotation(rng)
-    inertia = R @ np.diag(mass * (sides[[1, 0, 0]] ** 2 + sides[[2, 2, 1]] ** 2) / 12) @ R.T
+    inertia = R @ cuboid(sides, mass=mass).inertia @ R.T
     return mass, com_scale * rng.standard_normal(3), inertia
 
 

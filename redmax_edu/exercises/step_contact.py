@@ -44,6 +44,7 @@ import numpy as np
 
 from .. import lie
 from ..checks import numerical_derivative
+from ..inertia import cuboid
 from ..maximal import solve
 from ..maximal.body import RigidBody
 from ..maximal.constraints import GroundContact, pyramid_directions
@@ -70,8 +71,7 @@ check = entry_points(ASSIGNMENT)
 def _body(rng):
     """The spatial inertia ``diag(I1, I2, I3, m, m, m)`` of a random box (Eq. 1.24)."""
     mass, sides = float(rng.uniform(0.5, 3.0)), rng.uniform(0.2, 1.0, 3)
-    moments = mass * (sides[[1, 0, 0]] ** 2 + sides[[2, 2, 1]] ** 2) / 12
-    return np.diag(np.r_[moments, np.full(3, mass)])
+    return cuboid(sides, mass=mass).spatial_inertia()
 
 
 def step_reference(M, E, phi, h, g):

@@ -19,6 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from redmax_edu.inertia import cuboid
 from redmax_edu.joints import Fixed, Planar, Prismatic, Revolute, Translational
 from redmax_edu.lie import random_rotation, random_transform
 from redmax_edu.maximal.forces import (
@@ -56,8 +57,7 @@ def random_inertia(rng):
     """Rotated principal moments drawn from a random box: symmetric, positive, triangle-valid."""
     sides = rng.uniform(0.2, 1.0, 3)
     m = float(rng.uniform(0.5, 2.0))
-    moments = m * (sides[[1, 0, 0]] ** 2 + sides[[2, 2, 1]] ** 2) / 12
-    return m, np.diag(moments)
+    return m, cuboid(sides, mass=m).inertia
 
 
 def random_tree(rng, n=6, kinds=KINDS, branching=True, **model_options):
