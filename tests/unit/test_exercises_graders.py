@@ -47,6 +47,7 @@ from .exercise_submissions import (
     JACOBIAN_PRODUCT_MUTANTS,
     KKT_MUTANTS,
     POSES_MUTANTS,
+    ROOT,
     SPATIAL_INERTIA_MUTANTS,
     UNIVERSAL_MUTANTS,
     reference,
@@ -86,6 +87,8 @@ MUTANTS = {"01_exp_log": EXP_LOG_MUTANTS, "02_adjoint": ADJOINT_MUTANTS,
            "01_discrete_euler_lagrange": DEL_MUTANTS, "06_poses_and_points": POSES_MUTANTS,
            "07_step_and_contact": STEP_CONTACT_MUTANTS, "06_joint_types": JOINT_TYPES_MUTANTS,
            "07_nodes_hybrid_friction": NODES_HYBRID_FRICTION_MUTANTS}
+#: The instructors' guide (also the book's page for instructors, book/appendix/instructors.md).
+README = ROOT / "exercises" / "README.md"
 #: A short time limit for the looping submissions: a correct check takes milliseconds.
 QUICK = 0.5
 
@@ -275,18 +278,13 @@ def test_a_wrong_half_turn_is_judged_by_the_round_trip_and_either_axis_sign_is_r
 
 
 def test_the_instructors_guide_shows_a_report_as_the_grader_prints_it():
-    # exercises/README.md is also the book's instructor page (book/appendix/instructors.md)
-    from pathlib import Path
-
-    readme = (Path(__file__).resolve().parents[2] / "exercises" / "README.md").read_text(encoding="utf-8")
+    readme = README.read_text(encoding="utf-8")
     report = str(adjoint.check("adjoint", ADJOINT_MUTANTS["adjoint_R_p"][1]))
     assert f"```text\n{report}\n```" in readme
 
 
 def test_the_instructors_table_gives_each_assignment_its_functions_points_and_checks():
-    from pathlib import Path
-
-    readme = (Path(__file__).resolve().parents[2] / "exercises" / "README.md").read_text(encoding="utf-8")
+    readme = README.read_text(encoding="utf-8")
     rows = {}
     for line in readme.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
